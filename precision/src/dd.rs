@@ -1,0 +1,466 @@
+//! Double-double numbers: an unevaluated sum `hi + lo` of two doubles with `|lo| <= ulp(hi)/2`,
+//! about 106 bits (31 decimal digits) of significand.
+//!
+//! Arithmetic follows Joldes, Muller and Popescu, "Tight and rigorous error bounds for basic
+//! building blocks of double-word arithmetic", ACM TOMS 2017 (JMP17 below); the bounds quoted
+//! are theirs, with u = 2^-53. `kernels/dd.cuh` mirrors this file function for function.
+
+use crate::eft::{quick_two_sum, two_prod, two_sum};
+
+/// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
+///
+/// `#[repr(C)]` so that a slice of `Dd` is a slice of `2n` doubles that can be copied to a GPU.
+///
+/// ```
+/// use precision::Dd;
+/// let third = Dd::ONE / Dd::from(3.0);
+/// assert!((third * 3.0 - 1.0).abs() < Dd::EPSILON);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Dd {
+    /// The leading component: the value rounded to a double.
+    pub hi: f64,
+    /// The trailing component: the rounding error of `hi`.
+    pub lo: f64,
+}
+
+impl Dd {
+    pub const ZERO: Dd = Dd::new(0.0, 0.0);
+    pub const ONE: Dd = Dd::new(1.0, 0.0);
+    pub const NAN: Dd = Dd::new(f64::NAN, 0.0);
+    pub const INFINITY: Dd = Dd::new(f64::INFINITY, 0.0);
+    pub const NEG_INFINITY: Dd = Dd::new(f64::NEG_INFINITY, 0.0);
+    /// 2^-104: the gap between 1 and the next larger double-double, taken as the precision
+    /// of a normalised sum of two doubles (Hida–Li–Bailey's `dd_real::_eps`).
+    pub const EPSILON: Dd = Dd::new(4.930380657631323783823303533017413935457540219431e-32, 0.0);
+    /// The smallest positive double-double that keeps full precision: below 2^-969 the
+    /// trailing component underflows.
+    pub const MIN_POSITIVE: Dd = Dd::new(2.0041683600089728e-292, 0.0);
+    /// The largest finite double-double.
+    pub const MAX: Dd = Dd::new(f64::MAX, 9.979201547673598e291);
+
+    /// Builds `hi + lo` from components that are already normalised (`hi == hi + lo`).
+    #[inline(always)]
+    pub const fn new(hi: f64, lo: f64) -> Dd {
+        Dd { hi, lo }
+    }
+
+    /// The exact sum `a + b` of two doubles.
+    #[inline]
+    pub fn from_sum(a: f64, b: f64) -> Dd {
+        let (hi, lo) = two_sum(a, b);
+        Dd::finite_or(hi, lo, a + b)
+    }
+
+    /// The exact product `a * b` of two doubles (barring underflow).
+    #[inline]
+    pub fn from_prod(a: f64, b: f64) -> Dd {
+        let (hi, lo) = two_prod(a, b);
+        Dd::finite_or(hi, lo, hi)
+    }
+
+    /// The value rounded to the nearest double.
+    #[inline(always)]
+    pub fn to_f64(self) -> f64 {
+        self.hi + self.lo
+    }
+
+    /// `(hi, lo)` when `hi` is finite; otherwise the special value `special` alone, so that
+    /// infinities and NaN never leave a NaN trailing component behind.
+    #[inline(always)]
+    fn finite_or(hi: f64, lo: f64, special: f64) -> Dd {
+        if hi.is_finite() {
+            Dd::new(hi, lo)
+        } else {
+            Dd::new(special, 0.0)
+        }
+    }
+
+    /// `self + b`, JMP17 Alg. 6 (AccurateDWPlusDW), relative error below 3u².
+    #[inline]
+    pub fn add_dd(self, b: Dd) -> Dd {
+        let (sh, sl) = two_sum(self.hi, b.hi);
+        let (th, tl) = two_sum(self.lo, b.lo);
+        let c = sl + th;
+        let (vh, vl) = quick_two_sum(sh, c);
+        let w = tl + vl;
+        let (zh, zl) = quick_two_sum(vh, w);
+        Dd::finite_or(zh, zl, sh)
+    }
+
+    /// `self + b`, JMP17 Alg. 4 (DWPlusFP), relative error below 2u².
+    #[inline]
+    pub fn add_f64(self, b: f64) -> Dd {
+        let (sh, sl) = two_sum(self.hi, b);
+        let v = self.lo + sl;
+        let (zh, zl) = quick_two_sum(sh, v);
+        Dd::finite_or(zh, zl, sh)
+    }
+
+    /// `self * b`, JMP17 Alg. 12 (DWTimesDW3, with fma), relative error below 4u².
+    #[inline]
+    pub fn mul_dd(self, b: Dd) -> Dd {
+        let (ch, cl1) = two_prod(self.hi, b.hi);
+        let tl0 = self.lo * b.lo;
+        let tl1 = self.hi.mul_add(b.lo, tl0);
+        let cl2 = self.lo.mul_add(b.hi, tl1);
+        let cl3 = cl1 + cl2;
+        let (zh, zl) = quick_two_sum(ch, cl3);
+        Dd::finite_or(zh, zl, ch)
+    }
+
+    /// `self * b`, JMP17 Alg. 10 (DWTimesFP3, with fma), relative error below 2u².
+    #[inline]
+    pub fn mul_f64(self, b: f64) -> Dd {
+        let (ch, cl1) = two_prod(self.hi, b);
+        let cl3 = self.lo.mul_add(b, cl1);
+        let (zh, zl) = quick_two_sum(ch, cl3);
+        Dd::finite_or(zh, zl, ch)
+    }
+
+    /// `self * self`, as `mul_dd` with the two cross products folded into one.
+    #[inline]
+    pub fn sqr(self) -> Dd {
+        let (ch, cl1) = two_prod(self.hi, self.hi);
+        let tl0 = self.lo * self.lo;
+        let cl2 = (2.0 * self.hi).mul_add(self.lo, tl0);
+        let cl3 = cl1 + cl2;
+        let (zh, zl) = quick_two_sum(ch, cl3);
+        Dd::finite_or(zh, zl, ch)
+    }
+
+    /// `self / b`, JMP17 Alg. 18 (DWDivDW3: a Newton reciprocal, then a product), relative
+    /// error below 9.8u².
+    #[inline]
+    pub fn div_dd(self, b: Dd) -> Dd {
+        let th = 1.0 / b.hi;
+        if !(th.is_finite() && th != 0.0 && self.hi.is_finite()) {
+            // b is zero, infinite, NaN or so large that 1/b underflows; or self is not finite.
+            return Dd::from_f64(self.hi / b.hi);
+        }
+        let rh = (-b.hi).mul_add(th, 1.0);
+        let rl = -b.lo * th;
+        let (eh, el) = quick_two_sum(rh, rl);
+        let delta = Dd::new(eh, el).mul_f64(th);
+        let m = delta.add_f64(th);
+        self.mul_dd(m)
+    }
+
+    /// `self / b`, JMP17 Alg. 15 (DWDivFP3), relative error below 3u².
+    #[inline]
+    pub fn div_f64(self, b: f64) -> Dd {
+        let th = self.hi / b;
+        if !(th.is_finite() && b.is_finite()) || b == 0.0 {
+            return Dd::from_f64(th);
+        }
+        let (ph, pl) = two_prod(th, b);
+        let dh = self.hi - ph;
+        let dt = dh - pl;
+        let d = dt + self.lo;
+        let tl = d / b;
+        let (zh, zl) = quick_two_sum(th, tl);
+        Dd::new(zh, zl)
+    }
+
+    /// `1 / self`.
+    #[inline]
+    pub fn recip(self) -> Dd {
+        Dd::ONE.div_dd(self)
+    }
+
+    /// The square root, correctly signed for ±0, NaN for negative input.
+    ///
+    /// One Newton correction of the double square root with the residual computed exactly by
+    /// fma (Lefèvre–Louvet–Muller–Picot 2022, "Accurate calculation of Euclidean norms using
+    /// double-word arithmetic", Alg. SQRTDWtoDW), relative error below 25/8 u².
+    pub fn sqrt(self) -> Dd {
+        if self.hi <= 0.0 || !self.hi.is_finite() {
+            // ±0 and +inf are their own roots; negative numbers and NaN give NaN.
+            return Dd::new(self.hi.sqrt(), 0.0);
+        }
+        let sh = self.hi.sqrt();
+        let r1 = (-sh).mul_add(sh, self.hi);
+        let r2 = self.lo + r1;
+        let sl = r2 / (2.0 * sh);
+        let (zh, zl) = quick_two_sum(sh, sl);
+        Dd::new(zh, zl)
+    }
+
+    /// `self * 2^k`, exact unless the result over- or underflows.
+    #[inline]
+    pub fn ldexp(self, k: i32) -> Dd {
+        Dd::new(crate::ldexp(self.hi, k), crate::ldexp(self.lo, k))
+    }
+
+    /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
+    pub fn powi(self, n: i32) -> Dd {
+        let mut base = self;
+        let mut k = n.unsigned_abs();
+        let mut acc = Dd::ONE;
+        while k > 0 {
+            if k & 1 == 1 {
+                acc = acc.mul_dd(base);
+            }
+            k >>= 1;
+            if k > 0 {
+                base = base.sqr();
+            }
+        }
+        if n < 0 {
+            acc.recip()
+        } else {
+            acc
+        }
+    }
+
+    /// The absolute value.
+    #[inline]
+    pub fn abs(self) -> Dd {
+        if self.hi.is_sign_negative() {
+            -self
+        } else {
+            self
+        }
+    }
+
+    /// The largest integer not above `self`.
+    pub fn floor(self) -> Dd {
+        let hi = self.hi.floor();
+        if hi != self.hi {
+            return Dd::new(hi, 0.0);
+        }
+        let (zh, zl) = quick_two_sum(hi, self.lo.floor());
+        Dd::new(zh, zl)
+    }
+
+    /// The smallest integer not below `self`.
+    pub fn ceil(self) -> Dd {
+        let hi = self.hi.ceil();
+        if hi != self.hi {
+            return Dd::new(hi, 0.0);
+        }
+        let (zh, zl) = quick_two_sum(hi, self.lo.ceil());
+        Dd::new(zh, zl)
+    }
+
+    /// The integer part, rounding towards zero.
+    pub fn trunc(self) -> Dd {
+        if self.hi >= 0.0 {
+            self.floor()
+        } else {
+            self.ceil()
+        }
+    }
+
+    /// The nearest integer, halfway cases away from zero (as `f64::round`).
+    pub fn round(self) -> Dd {
+        let t = self.trunc();
+        let frac = self - t; // exact: both are within one binade of each other's ulp
+        if frac.hi >= 0.5 {
+            t + 1.0
+        } else if frac.hi <= -0.5 {
+            t - 1.0
+        } else {
+            t
+        }
+    }
+
+    /// The fractional part `self - trunc(self)`.
+    pub fn fract(self) -> Dd {
+        self - self.trunc()
+    }
+
+    /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
+    pub fn min(self, other: Dd) -> Dd {
+        if other.is_nan() || self <= other {
+            self
+        } else {
+            other
+        }
+    }
+
+    /// The larger of two numbers, ignoring a NaN as `f64::max` does.
+    pub fn max(self, other: Dd) -> Dd {
+        if other.is_nan() || self >= other {
+            self
+        } else {
+            other
+        }
+    }
+
+    #[inline]
+    pub fn is_nan(self) -> bool {
+        self.hi.is_nan()
+    }
+
+    #[inline]
+    pub fn is_finite(self) -> bool {
+        self.hi.is_finite()
+    }
+
+    #[inline]
+    pub fn is_infinite(self) -> bool {
+        self.hi.is_infinite()
+    }
+
+    #[inline]
+    pub fn is_sign_negative(self) -> bool {
+        self.hi.is_sign_negative()
+    }
+
+    #[inline]
+    pub fn is_sign_positive(self) -> bool {
+        self.hi.is_sign_positive()
+    }
+
+    /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
+    pub fn signum(self) -> Dd {
+        Dd::from_f64(self.hi.signum())
+    }
+
+    /// Converts a double exactly.
+    #[inline(always)]
+    pub const fn from_f64(x: f64) -> Dd {
+        Dd::new(x, 0.0)
+    }
+
+    /// The components `[hi, lo]`.
+    #[inline(always)]
+    pub const fn components(self) -> [f64; 2] {
+        [self.hi, self.lo]
+    }
+
+    /// Rebuilds a value from normalised components `[hi, lo]`; panics on any other length.
+    #[inline(always)]
+    pub fn from_components(c: &[f64]) -> Dd {
+        Dd::new(c[0], c[1])
+    }
+}
+
+crate::ops::impl_arithmetic!(Dd, add_dd, add_f64, mul_dd, mul_f64, div_dd, div_f64);
+
+impl std::ops::Neg for Dd {
+    type Output = Dd;
+    #[inline(always)]
+    fn neg(self) -> Dd {
+        Dd::new(-self.hi, -self.lo)
+    }
+}
+
+impl PartialOrd for Dd {
+    fn partial_cmp(&self, other: &Dd) -> Option<std::cmp::Ordering> {
+        match self.hi.partial_cmp(&other.hi) {
+            Some(std::cmp::Ordering::Equal) => self.lo.partial_cmp(&other.lo),
+            ord => ord,
+        }
+    }
+}
+
+impl PartialEq<f64> for Dd {
+    fn eq(&self, other: &f64) -> bool {
+        *self == Dd::from_f64(*other)
+    }
+}
+
+impl PartialOrd<f64> for Dd {
+    fn partial_cmp(&self, other: &f64) -> Option<std::cmp::Ordering> {
+        self.partial_cmp(&Dd::from_f64(*other))
+    }
+}
+
+impl From<f64> for Dd {
+    fn from(x: f64) -> Dd {
+        Dd::from_f64(x)
+    }
+}
+
+impl From<f32> for Dd {
+    fn from(x: f32) -> Dd {
+        Dd::from_f64(x as f64)
+    }
+}
+
+impl From<i64> for Dd {
+    /// Exact: the top 53 bits and the remainder are each a double.
+    fn from(x: i64) -> Dd {
+        let hi = x as f64;
+        // `hi` rounds x to 53 bits; the remainder fits in 53 bits and converts exactly.
+        let rest = (x as i128 - hi as i128) as f64;
+        let (zh, zl) = quick_two_sum(hi, rest);
+        Dd::new(zh, zl)
+    }
+}
+
+impl From<u64> for Dd {
+    fn from(x: u64) -> Dd {
+        let hi = x as f64;
+        let rest = (x as i128 - hi as i128) as f64;
+        let (zh, zl) = quick_two_sum(hi, rest);
+        Dd::new(zh, zl)
+    }
+}
+
+impl From<i32> for Dd {
+    fn from(x: i32) -> Dd {
+        Dd::from_f64(x as f64)
+    }
+}
+
+impl From<Dd> for f64 {
+    fn from(x: Dd) -> f64 {
+        x.to_f64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_values_behave_like_f64() {
+        let inf = Dd::INFINITY;
+        assert_eq!((inf + 1.0).hi, f64::INFINITY);
+        assert_eq!((inf + 1.0).lo, 0.0);
+        assert!((inf - inf).is_nan());
+        assert!((inf * 0.0).is_nan());
+        assert_eq!((Dd::ONE / Dd::ZERO).hi, f64::INFINITY);
+        assert_eq!((-Dd::ONE / Dd::ZERO).hi, f64::NEG_INFINITY);
+        assert!((Dd::ZERO / Dd::ZERO).is_nan());
+        assert_eq!(Dd::ONE / inf, Dd::ZERO);
+        assert_eq!((Dd::MAX * 2.0).hi, f64::INFINITY);
+        assert_eq!((Dd::MAX + Dd::MAX).hi, f64::INFINITY);
+        assert!((Dd::NAN + 1.0).is_nan());
+        assert!(Dd::from(-1.0).sqrt().is_nan());
+        assert_eq!(Dd::INFINITY.sqrt().hi, f64::INFINITY);
+    }
+
+    #[test]
+    fn integer_conversions_are_exact() {
+        let big = i64::MAX;
+        let d = Dd::from(big);
+        assert_eq!(d.hi as i128 + d.lo as i128, big as i128);
+        let d = Dd::from(u64::MAX - 1);
+        assert_eq!(d.hi as i128 + d.lo as i128, (u64::MAX - 1) as i128);
+    }
+
+    #[test]
+    fn rounding_functions() {
+        let x = Dd::new(2f64.powi(60), 0.75);
+        assert_eq!(x.floor(), Dd::new(2f64.powi(60), 0.0));
+        assert_eq!(x.ceil(), Dd::new(2f64.powi(60), 1.0));
+        assert_eq!(x.round(), Dd::new(2f64.powi(60), 1.0));
+        assert_eq!(Dd::from(-2.5).round(), Dd::from(-3.0));
+        assert_eq!(Dd::from(-2.5).trunc(), Dd::from(-2.0));
+        assert_eq!(Dd::from(2.4).round(), Dd::from(2.0));
+    }
+
+    #[test]
+    fn powi_and_sqrt_agree() {
+        let two = Dd::from(2.0);
+        let s = two.sqrt();
+        assert!((s.powi(2) - two).abs() < Dd::EPSILON * 4.0);
+        assert_eq!(two.powi(-2), Dd::from(0.25));
+        assert_eq!(Dd::NAN.powi(0), Dd::ONE);
+    }
+}

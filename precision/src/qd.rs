@@ -1,0 +1,652 @@
+//! Quad-double numbers: an unevaluated sum of four doubles, about 212 bits (62 decimal
+//! digits) of significand.
+//!
+//! Algorithms from Hida, Li and Bailey, "Library for double-double and quad-double
+//! arithmetic" (2008) and "Algorithms for quad-double precision floating point arithmetic"
+//! (ARITH 2001), HLB below. `kernels/qd.cuh` mirrors this file function for function.
+
+use crate::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
+use crate::Dd;
+
+/// A quad-double number `x[0] + x[1] + x[2] + x[3]`, normalised so that each component is at
+/// most half an ulp of the one before it.
+///
+/// `#[repr(C)]` so that a slice of `Qd` is a slice of `4n` doubles that can be copied to a GPU.
+///
+/// ```
+/// use precision::Qd;
+/// let third = Qd::ONE / Qd::from(3.0);
+/// assert!((third * 3.0 - 1.0).abs() < Qd::EPSILON);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Qd(pub [f64; 4]);
+
+impl Qd {
+    pub const ZERO: Qd = Qd([0.0; 4]);
+    pub const ONE: Qd = Qd([1.0, 0.0, 0.0, 0.0]);
+    pub const NAN: Qd = Qd([f64::NAN, 0.0, 0.0, 0.0]);
+    pub const INFINITY: Qd = Qd([f64::INFINITY, 0.0, 0.0, 0.0]);
+    pub const NEG_INFINITY: Qd = Qd([f64::NEG_INFINITY, 0.0, 0.0, 0.0]);
+    /// 2^-209, the precision of a normalised quad-double (HLB's `qd_real::_eps`).
+    pub const EPSILON: Qd = Qd([1.215432671457254239676575010503930515e-63, 0.0, 0.0, 0.0]);
+    /// The smallest positive quad-double that keeps full precision: below 2^-863 the last
+    /// component underflows.
+    pub const MIN_POSITIVE: Qd = Qd([1.6259745436952323e-260, 0.0, 0.0, 0.0]);
+    /// The largest finite quad-double.
+    pub const MAX: Qd = Qd([
+        f64::MAX,
+        9.979201547673598e291,
+        5.539569662801113e275,
+        3.0750788930784053e259,
+    ]);
+
+    /// Builds a quad-double from components that are already normalised.
+    #[inline(always)]
+    pub const fn new(x0: f64, x1: f64, x2: f64, x3: f64) -> Qd {
+        Qd([x0, x1, x2, x3])
+    }
+
+    /// Converts a double exactly.
+    #[inline(always)]
+    pub const fn from_f64(x: f64) -> Qd {
+        Qd([x, 0.0, 0.0, 0.0])
+    }
+
+    /// The four components, most significant first.
+    #[inline(always)]
+    pub const fn components(self) -> [f64; 4] {
+        self.0
+    }
+
+    /// Rebuilds a value from four normalised components; panics on any other length.
+    #[inline(always)]
+    pub fn from_components(c: &[f64]) -> Qd {
+        Qd([c[0], c[1], c[2], c[3]])
+    }
+
+    /// Converts a double-double exactly.
+    #[inline(always)]
+    pub const fn from_dd(x: Dd) -> Qd {
+        Qd([x.hi, x.lo, 0.0, 0.0])
+    }
+
+    /// The value rounded to a double.
+    #[inline(always)]
+    pub fn to_f64(self) -> f64 {
+        self.0[0] + self.0[1]
+    }
+
+    /// The value rounded to a double-double.
+    #[inline]
+    pub fn to_dd(self) -> Dd {
+        let (hi, lo) = quick_two_sum(self.0[0], self.0[1] + (self.0[2] + self.0[3]));
+        Dd::new(hi, lo)
+    }
+
+    /// `self + b` with the accuracy of IEEE-style rounding even under cancellation: the eight
+    /// components are merged by magnitude and accumulated exactly (HLB `ieee_add`).
+    pub fn add_qd(self, b: Qd) -> Qd {
+        let lead = self.0[0] + b.0[0];
+        if !lead.is_finite() {
+            return Qd::from_f64(lead);
+        }
+        let mut merge = MergeByMagnitude {
+            a: self.0,
+            b: b.0,
+            i: 0,
+            j: 0,
+        };
+        let first = merge.take();
+        let second = merge.take();
+        let (mut u, mut v) = quick_two_sum(first, second);
+        let mut x = [0.0; 4];
+        let mut k = 0;
+        while k < 4 {
+            if merge.is_empty() {
+                x[k] = u;
+                if k < 3 {
+                    x[k + 1] = v;
+                }
+                break;
+            }
+            let t = merge.take();
+            let s = quick_three_accum(&mut u, &mut v, t);
+            if s != 0.0 {
+                x[k] = s;
+                k += 1;
+            }
+        }
+        // Terms too small to reach the first four components only touch the last one.
+        x[3] += merge.rest();
+        renormalise(x)
+    }
+
+    /// `self + b` for a double: an exact chain of TwoSums, then renormalisation (HLB).
+    pub fn add_f64(self, b: f64) -> Qd {
+        let (c0, e) = two_sum(self.0[0], b);
+        if !c0.is_finite() {
+            return Qd::from_f64(c0);
+        }
+        let (c1, e) = two_sum(self.0[1], e);
+        let (c2, e) = two_sum(self.0[2], e);
+        let (c3, e) = two_sum(self.0[3], e);
+        renormalise([c0, c1, c2, c3, e])
+    }
+
+    /// `self + b` for a double-double.
+    #[inline]
+    pub fn add_dd(self, b: Dd) -> Qd {
+        self.add_qd(Qd::from_dd(b))
+    }
+
+    /// `self * b`: all partial products down to O(ε³) exactly, the O(ε⁴) ones in plain
+    /// doubles (HLB `accurate_mul`).
+    pub fn mul_qd(self, b: Qd) -> Qd {
+        let [a0, a1, a2, a3] = self.0;
+        let [b0, b1, b2, b3] = b.0;
+        let (p0, q0) = two_prod(a0, b0);
+        if !p0.is_finite() {
+            return Qd::from_f64(p0);
+        }
+        // O(ε) terms.
+        let (p1, q1) = two_prod(a0, b1);
+        let (p2, q2) = two_prod(a1, b0);
+        // O(ε²) terms.
+        let (p3, q3) = two_prod(a0, b2);
+        let (p4, q4) = two_prod(a1, b1);
+        let (p5, q5) = two_prod(a2, b0);
+
+        let (p1, p2, q0) = three_sum(p1, p2, q0);
+        // Six-three sum of (p2, q1, q2) and (p3, p4, p5) into (s0, s1, s2).
+        let (p2, q1, q2) = three_sum(p2, q1, q2);
+        let (p3, p4, p5) = three_sum(p3, p4, p5);
+        let (s0, t0) = two_sum(p2, p3);
+        let (s1, t1) = two_sum(q1, p4);
+        let s2 = q2 + p5;
+        let (s1, t0) = two_sum(s1, t0);
+        let s2 = s2 + (t0 + t1);
+
+        // O(ε³) terms: nine-two sum of q0, s1, q3, q4, q5, p6, p7, p8, p9 into (t0, t1).
+        let (p6, q6) = two_prod(a0, b3);
+        let (p7, q7) = two_prod(a1, b2);
+        let (p8, q8) = two_prod(a2, b1);
+        let (p9, q9) = two_prod(a3, b0);
+        let (q0, q3) = two_sum(q0, q3);
+        let (q4, q5) = two_sum(q4, q5);
+        let (p6, p7) = two_sum(p6, p7);
+        let (p8, p9) = two_sum(p8, p9);
+        let (t0, t1) = two_sum(q0, q4);
+        let t1 = t1 + (q3 + q5);
+        let (r0, r1) = two_sum(p6, p8);
+        let r1 = r1 + (p7 + p9);
+        let (q3, q4) = two_sum(t0, r0);
+        let q4 = q4 + (t1 + r1);
+        let (t0, t1) = two_sum(q3, s1);
+        let t1 = t1 + q4;
+
+        // O(ε⁴) terms.
+        let t1 = t1 + a1 * b3 + a2 * b2 + a3 * b1 + q6 + q7 + q8 + q9 + s2;
+        renormalise([p0, p1, s0, t0, t1])
+    }
+
+    /// `self * b` for a double (HLB).
+    pub fn mul_f64(self, b: f64) -> Qd {
+        let [a0, a1, a2, a3] = self.0;
+        let (p0, q0) = two_prod(a0, b);
+        if !p0.is_finite() {
+            return Qd::from_f64(p0);
+        }
+        let (p1, q1) = two_prod(a1, b);
+        let (p2, q2) = two_prod(a2, b);
+        let p3 = a3 * b;
+        let (s1, s2) = two_sum(q0, p1);
+        let (s2, q1, p2) = three_sum(s2, q1, p2);
+        let (q1, q2) = three_sum2(q1, q2, p3);
+        let s3 = q1;
+        let s4 = q2 + p2;
+        renormalise([p0, s1, s2, s3, s4])
+    }
+
+    /// `self * self`.
+    #[inline]
+    pub fn sqr(self) -> Qd {
+        self.mul_qd(self)
+    }
+
+    /// `self / b` by long division: five quotient digits, each removed from the remainder
+    /// exactly enough that the next is correct (HLB `accurate_div`).
+    pub fn div_qd(self, b: Qd) -> Qd {
+        let q0 = self.0[0] / b.0[0];
+        if !(q0.is_finite() && b.0[0].is_finite()) || b.0[0] == 0.0 {
+            return Qd::from_f64(q0);
+        }
+        let mut r = self - b.mul_f64(q0);
+        let q1 = r.0[0] / b.0[0];
+        r -= b.mul_f64(q1);
+        let q2 = r.0[0] / b.0[0];
+        r -= b.mul_f64(q2);
+        let q3 = r.0[0] / b.0[0];
+        r -= b.mul_f64(q3);
+        let q4 = r.0[0] / b.0[0];
+        renormalise([q0, q1, q2, q3, q4])
+    }
+
+    /// `self / b` for a double, by the same long division.
+    pub fn div_f64(self, b: f64) -> Qd {
+        let q0 = self.0[0] / b;
+        if !(q0.is_finite() && b.is_finite()) || b == 0.0 {
+            return Qd::from_f64(q0);
+        }
+        let mut r = self - Qd::from_prod(q0, b);
+        let q1 = r.0[0] / b;
+        r -= Qd::from_prod(q1, b);
+        let q2 = r.0[0] / b;
+        r -= Qd::from_prod(q2, b);
+        let q3 = r.0[0] / b;
+        r -= Qd::from_prod(q3, b);
+        let q4 = r.0[0] / b;
+        renormalise([q0, q1, q2, q3, q4])
+    }
+
+    /// The exact product of two doubles.
+    #[inline]
+    fn from_prod(a: f64, b: f64) -> Qd {
+        let (p, e) = two_prod(a, b);
+        Qd([p, e, 0.0, 0.0])
+    }
+
+    /// `1 / self`.
+    #[inline]
+    pub fn recip(self) -> Qd {
+        Qd::ONE.div_qd(self)
+    }
+
+    /// The square root, NaN for negative input.
+    ///
+    /// Newton's iteration for `1/sqrt(a)`, `x += x (1/2 - (a/2) x²)`, which needs no division,
+    /// three times from the double estimate (53 → 106 → 212 bits), then `sqrt(a) = a x` (HLB).
+    pub fn sqrt(self) -> Qd {
+        let a0 = self.0[0];
+        if a0 <= 0.0 || !a0.is_finite() {
+            return Qd::from_f64(a0.sqrt());
+        }
+        let half_a = self.ldexp(-1);
+        let mut x = Qd::from_f64(1.0 / a0.sqrt());
+        for _ in 0..3 {
+            x += x * (0.5 - half_a * x.sqr());
+        }
+        self * x
+    }
+
+    /// `self * 2^k`, exact unless the result over- or underflows.
+    #[inline]
+    pub fn ldexp(self, k: i32) -> Qd {
+        Qd(self.0.map(|c| crate::ldexp(c, k)))
+    }
+
+    /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
+    pub fn powi(self, n: i32) -> Qd {
+        let mut base = self;
+        let mut k = n.unsigned_abs();
+        let mut acc = Qd::ONE;
+        while k > 0 {
+            if k & 1 == 1 {
+                acc *= base;
+            }
+            k >>= 1;
+            if k > 0 {
+                base = base.sqr();
+            }
+        }
+        if n < 0 {
+            acc.recip()
+        } else {
+            acc
+        }
+    }
+
+    /// The absolute value.
+    #[inline]
+    pub fn abs(self) -> Qd {
+        if self.0[0].is_sign_negative() {
+            -self
+        } else {
+            self
+        }
+    }
+
+    /// The largest integer not above `self`.
+    pub fn floor(self) -> Qd {
+        self.round_components(f64::floor)
+    }
+
+    /// The smallest integer not below `self`.
+    pub fn ceil(self) -> Qd {
+        self.round_components(f64::ceil)
+    }
+
+    /// Rounds the leading components that are integers already, then the first one that is
+    /// not; the components after it are below one and vanish.
+    fn round_components(self, round: fn(f64) -> f64) -> Qd {
+        let mut x = [0.0; 4];
+        for i in 0..4 {
+            x[i] = round(self.0[i]);
+            if x[i] != self.0[i] {
+                break;
+            }
+        }
+        renormalise(x)
+    }
+
+    /// The integer part, rounding towards zero.
+    pub fn trunc(self) -> Qd {
+        if self.0[0] >= 0.0 {
+            self.floor()
+        } else {
+            self.ceil()
+        }
+    }
+
+    /// The nearest integer, halfway cases away from zero (as `f64::round`).
+    pub fn round(self) -> Qd {
+        let t = self.trunc();
+        let frac = self - t;
+        if frac.0[0] >= 0.5 {
+            t + 1.0
+        } else if frac.0[0] <= -0.5 {
+            t - 1.0
+        } else {
+            t
+        }
+    }
+
+    /// The fractional part `self - trunc(self)`.
+    pub fn fract(self) -> Qd {
+        self - self.trunc()
+    }
+
+    /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
+    pub fn min(self, other: Qd) -> Qd {
+        if other.is_nan() || self <= other {
+            self
+        } else {
+            other
+        }
+    }
+
+    /// The larger of two numbers, ignoring a NaN as `f64::max` does.
+    pub fn max(self, other: Qd) -> Qd {
+        if other.is_nan() || self >= other {
+            self
+        } else {
+            other
+        }
+    }
+
+    #[inline]
+    pub fn is_nan(self) -> bool {
+        self.0[0].is_nan()
+    }
+
+    #[inline]
+    pub fn is_finite(self) -> bool {
+        self.0[0].is_finite()
+    }
+
+    #[inline]
+    pub fn is_infinite(self) -> bool {
+        self.0[0].is_infinite()
+    }
+
+    #[inline]
+    pub fn is_sign_negative(self) -> bool {
+        self.0[0].is_sign_negative()
+    }
+
+    #[inline]
+    pub fn is_sign_positive(self) -> bool {
+        self.0[0].is_sign_positive()
+    }
+
+    /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
+    pub fn signum(self) -> Qd {
+        Qd::from_f64(self.0[0].signum())
+    }
+}
+
+/// Renormalises `N >= 4` overlapping components into a quad-double (HLB `renorm`): a
+/// bottom-up pass of FastTwoSums, then a top-down pass that skips zeros so that no component
+/// is wasted.
+#[inline]
+fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
+    if !c[0].is_finite() {
+        return Qd::from_f64(c[0]);
+    }
+    let mut c = c;
+    let mut s = c[N - 1];
+    for i in (0..N - 1).rev() {
+        let (hi, lo) = quick_two_sum(c[i], s);
+        c[i + 1] = lo;
+        s = hi;
+    }
+    c[0] = s;
+
+    let mut out = [0.0; 4];
+    let mut k = 0;
+    let mut s = c[0];
+    for &ci in &c[1..] {
+        if k == 3 {
+            s += ci;
+            continue;
+        }
+        let (hi, lo) = quick_two_sum(s, ci);
+        if lo != 0.0 {
+            out[k] = hi;
+            k += 1;
+            s = lo;
+        } else {
+            s = hi;
+        }
+    }
+    out[k] = s;
+    Qd(out)
+}
+
+/// Yields the components of two quad-doubles, largest magnitude first.
+struct MergeByMagnitude {
+    a: [f64; 4],
+    b: [f64; 4],
+    i: usize,
+    j: usize,
+}
+
+impl MergeByMagnitude {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.i >= 4 && self.j >= 4
+    }
+
+    #[inline(always)]
+    fn take(&mut self) -> f64 {
+        let from_a = self.j >= 4 || (self.i < 4 && self.a[self.i].abs() > self.b[self.j].abs());
+        if from_a {
+            self.i += 1;
+            self.a[self.i - 1]
+        } else {
+            self.j += 1;
+            self.b[self.j - 1]
+        }
+    }
+
+    /// The plain sum of what has not been taken.
+    #[inline(always)]
+    fn rest(&self) -> f64 {
+        let mut r = 0.0;
+        for &x in &self.a[self.i.min(4)..] {
+            r += x;
+        }
+        for &x in &self.b[self.j.min(4)..] {
+            r += x;
+        }
+        r
+    }
+}
+
+/// Adds `c` to the running two-term accumulator `(a, b)`; returns a finished component when the
+/// accumulator overflows into three non-zero terms, else 0 (HLB `quick_three_accum`).
+#[inline(always)]
+fn quick_three_accum(a: &mut f64, b: &mut f64, c: f64) -> f64 {
+    let (s, eb) = two_sum(*b, c);
+    let (s, ea) = two_sum(*a, s);
+    match (ea != 0.0, eb != 0.0) {
+        (true, true) => {
+            *a = ea;
+            *b = eb;
+            s
+        }
+        (_, false) => {
+            *b = ea;
+            *a = s;
+            0.0
+        }
+        (false, true) => {
+            *a = s;
+            *b = eb;
+            0.0
+        }
+    }
+}
+
+crate::ops::impl_arithmetic!(Qd, add_qd, add_f64, mul_qd, mul_f64, div_qd, div_f64);
+
+impl std::ops::Neg for Qd {
+    type Output = Qd;
+    #[inline(always)]
+    fn neg(self) -> Qd {
+        Qd(self.0.map(|c| -c))
+    }
+}
+
+impl PartialOrd for Qd {
+    fn partial_cmp(&self, other: &Qd) -> Option<std::cmp::Ordering> {
+        for i in 0..4 {
+            match self.0[i].partial_cmp(&other.0[i]) {
+                Some(std::cmp::Ordering::Equal) => continue,
+                ord => return ord,
+            }
+        }
+        Some(std::cmp::Ordering::Equal)
+    }
+}
+
+impl PartialEq<f64> for Qd {
+    fn eq(&self, other: &f64) -> bool {
+        *self == Qd::from_f64(*other)
+    }
+}
+
+impl PartialOrd<f64> for Qd {
+    fn partial_cmp(&self, other: &f64) -> Option<std::cmp::Ordering> {
+        self.partial_cmp(&Qd::from_f64(*other))
+    }
+}
+
+impl From<f64> for Qd {
+    fn from(x: f64) -> Qd {
+        Qd::from_f64(x)
+    }
+}
+
+impl From<f32> for Qd {
+    fn from(x: f32) -> Qd {
+        Qd::from_f64(x as f64)
+    }
+}
+
+impl From<i32> for Qd {
+    fn from(x: i32) -> Qd {
+        Qd::from_f64(x as f64)
+    }
+}
+
+impl From<i64> for Qd {
+    fn from(x: i64) -> Qd {
+        Qd::from_dd(Dd::from(x))
+    }
+}
+
+impl From<u64> for Qd {
+    fn from(x: u64) -> Qd {
+        Qd::from_dd(Dd::from(x))
+    }
+}
+
+impl From<Dd> for Qd {
+    fn from(x: Dd) -> Qd {
+        Qd::from_dd(x)
+    }
+}
+
+impl From<Qd> for f64 {
+    fn from(x: Qd) -> f64 {
+        x.to_f64()
+    }
+}
+
+impl From<Qd> for Dd {
+    fn from(x: Qd) -> Dd {
+        x.to_dd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancellation_keeps_the_low_components() {
+        let a = Qd::new(1.0, 1e-20, 1e-40, 1e-60);
+        let d = a - 1.0;
+        assert_eq!(d.0[0], 1e-20);
+        assert_eq!(d.0[1], 1e-40);
+        let b = Qd::new(1.0, 1e-20, 0.0, 0.0);
+        let d = a - b;
+        assert_eq!(d.0[0], 1e-40);
+        assert_eq!(d.0[1], 1e-60);
+    }
+
+    #[test]
+    fn special_values_behave_like_f64() {
+        assert_eq!((Qd::INFINITY + 1.0), Qd::INFINITY);
+        assert!((Qd::INFINITY - Qd::INFINITY).is_nan());
+        assert!((Qd::INFINITY * 0.0).is_nan());
+        assert_eq!(Qd::ONE / Qd::ZERO, Qd::INFINITY);
+        assert!((Qd::ZERO / Qd::ZERO).is_nan());
+        assert_eq!(Qd::ONE / Qd::INFINITY, Qd::ZERO);
+        assert_eq!(Qd::MAX * 2.0, Qd::INFINITY);
+        assert_eq!(Qd::MAX + Qd::MAX, Qd::INFINITY);
+        assert!(Qd::from(-2.0).sqrt().is_nan());
+        assert!((Qd::NAN * 2.0).is_nan());
+    }
+
+    #[test]
+    fn sqrt_two_squared_is_two() {
+        let two = Qd::from(2.0);
+        let s = two.sqrt();
+        assert!((s.sqr() - two).abs() < Qd::EPSILON * 8.0);
+        // Known leading digits of sqrt(2).
+        assert_eq!(s.0[0], std::f64::consts::SQRT_2);
+    }
+
+    #[test]
+    fn rounding_functions() {
+        let x = Qd::new(2f64.powi(80), 2f64.powi(20), 0.5, 0.0);
+        assert_eq!(x.floor(), Qd::new(2f64.powi(80), 2f64.powi(20), 0.0, 0.0));
+        assert_eq!(
+            x.round(),
+            Qd::new(2f64.powi(80), 2f64.powi(20) + 1.0, 0.0, 0.0)
+        );
+        assert_eq!(Qd::from(-2.5).round(), Qd::from(-3.0));
+    }
+}

@@ -1,0 +1,4 @@
+//! hpquad: high-precision numerical integration in f64, double-double and quad-double on CPUs
+//! and NVIDIA GPUs.
+
+pub use precision;
