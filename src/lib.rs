@@ -1,4 +1,6 @@
 //! hpquad: high-precision numerical integration in f64, double-double and quad-double on CPUs
 //! and NVIDIA GPUs.
 
+pub mod integrand;
+
 pub use precision;

@@ -15,6 +15,17 @@ mod ops;
 mod qd;
 mod real;
 
+// The elementary functions, each written once for Dd and Qd over `expansion::Expansion`.
+mod exp_log;
+mod hyperbolic;
+mod inverse_trig;
+mod roots;
+mod trig;
+
+mod num_traits_impl;
+#[cfg(feature = "twofloat")]
+mod twofloat_impl;
+
 pub use dd::Dd;
 pub use decimal::ParseRealError;
 pub use qd::Qd;
