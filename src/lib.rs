@@ -1,6 +1,10 @@
-//! hpquad: high-precision numerical integration in f64, double-double and quad-double on CPUs
-//! and NVIDIA GPUs.
-
+pub mod backend;
+pub mod cpu;
+mod error;
 pub mod integrand;
-
+pub mod methods;
+mod options;
+pub use error::{Error, Result};
+pub use methods::Stage;
+pub use options::{Device, Method, Precision};
 pub use precision;

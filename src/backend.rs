@@ -1,0 +1,128 @@
+//! The backend interface: the few bulk operations that the methods ask of a device.
+//!
+//! A method is written once against [`Backend`] and runs on any device that implements it; the
+//! CPU backend ([`crate::cpu::CpuBackend`]) is the first, the GPU backend plugs in the same way.
+//! Methods never ask for single points, only for whole grids, so that a device can spread the
+//! work as it likes, as long as it keeps the result independent of how it spread it.
+
+use precision::Real;
+
+use crate::error::{Error, Result};
+use crate::integrand::Integrand;
+
+/// The points `a + (first + k * stride) * h` for `k < count`, in the working precision.
+///
+/// The point index `first + k * stride` is converted exactly (`from_i64`) and only then
+/// multiplied by `h`, so that a point of a fine grid is the same number as the matching point
+/// of a coarser grid built from the same `a` and an `h` scaled by a power of two.
+///
+/// ```
+/// use hpquad::backend::UniformGrid;
+/// // the new midpoints of a Romberg level with 8 intervals of [0, 1]
+/// let grid = UniformGrid { a: 0.0, h: 0.125, first: 1, stride: 2, count: 4 };
+/// assert_eq!(grid.point(3), Some(0.875));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UniformGrid<T> {
+    /// The origin of the index.
+    pub a: T,
+    /// The spacing of the index.
+    pub h: T,
+    /// The index of the first point.
+    pub first: u64,
+    /// The step between the indices of consecutive points.
+    pub stride: u64,
+    /// The number of points.
+    pub count: u64,
+}
+
+/// The largest number of points one uniform sum accepts: 2^40.
+pub const MAX_GRID_POINTS: u64 = 1 << 40;
+
+impl<T: Real> UniformGrid<T> {
+    /// The index of point `k`, or `None` when it does not fit an `i64`.
+    pub fn index(&self, k: u64) -> Option<i64> {
+        let idx = self.first.checked_add(k.checked_mul(self.stride)?)?;
+        i64::try_from(idx).ok()
+    }
+
+    /// Point `k` (`k < count`), or `None` when its index does not fit an `i64`.
+    pub fn point(&self, k: u64) -> Option<T> {
+        self.index(k).map(|i| self.a + T::from_i64(i) * self.h)
+    }
+
+    /// Checks what every backend needs of a grid: at most [`MAX_GRID_POINTS`] points, every
+    /// index an `i64`.
+    pub fn validate(&self) -> Result<()> {
+        if self.count > MAX_GRID_POINTS {
+            return Err(Error::InvalidOption {
+                option: "grid",
+                reason: format!(
+                    "a uniform sum of {} points was asked for; at most 2^40 are supported",
+                    self.count
+                ),
+            });
+        }
+        if self.count > 0 && self.index(self.count - 1).is_none() {
+            return Err(Error::InvalidOption {
+                option: "grid",
+                reason: format!(
+                    "the point index {} + {} * {} does not fit 63 bits",
+                    self.first,
+                    self.count - 1,
+                    self.stride
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A device that evaluates integrands over grids and reduces the values.
+///
+/// Contract: results are deterministic, the same bits for any degree of parallelism and on
+/// every run; a NaN or infinite integrand value is [`Error::NonFinite`] naming the point with
+/// the smallest index (never a NaN sum).
+pub trait Backend: Sync {
+    /// The device as shown in an estimate's per-stage record, e.g. `cpu (2 threads)`.
+    fn device(&self) -> String;
+
+    /// `sum_{k < count} f(a + (first + k * stride) * h)` for each grid, in the same order.
+    ///
+    /// Several grids in one call let a device work on all of them at once (the subintervals of
+    /// a domain decomposition, the even and odd points of a trapezoid rule).
+    fn uniform_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        grids: &[UniformGrid<T>],
+    ) -> Result<Vec<T>>;
+
+    /// The sum over one grid; see [`Backend::uniform_sums`].
+    fn uniform_sum<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> Result<T> {
+        let sums = self.uniform_sums(f, std::slice::from_ref(grid))?;
+        Ok(sums.first().copied().unwrap_or_else(T::zero))
+    }
+}
+
+/// The error for a non-finite value, printed in the working precision.
+pub(crate) fn non_finite<T: Real>(x: T, value: T) -> Error {
+    Error::NonFinite {
+        x: x.to_string(),
+        value: value.to_string(),
+    }
+}
+
+/// Refuses integrands that are not functions of one variable.
+pub(crate) fn require_1d<F: Integrand>(f: &F) -> Result<()> {
+    if f.dims() == 1 {
+        Ok(())
+    } else {
+        Err(Error::InvalidOption {
+            option: "integrand",
+            reason: format!(
+                "a uniform sum is one-dimensional, but the integrand has {} variables",
+                f.dims()
+            ),
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! hpquad's one error type: every failure says what went wrong, where, and what would be right.
+
+/// Everything that can go wrong between a problem statement and its [`Estimate`](crate::Estimate).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The integrand returned NaN or an infinity; `x` and `value` are decimals in the working
+    /// precision.
+    #[error(
+        "the integrand is {value} at x = {x}; the methods need a finite value at every sample \
+         point (a singularity at an endpoint will be handled by tanh-sinh quadrature)"
+    )]
+    NonFinite {
+        /// The point, printed in the working precision.
+        x: String,
+        /// The value there (NaN or ±inf).
+        value: String,
+    },
+
+    /// A bound is ±infinity, which the uniform-grid methods cannot sample.
+    #[error(
+        "the {which} bound is {value}, but {method} needs a finite interval; \
+         infinite intervals will come with tanh-sinh quadrature"
+    )]
+    InfiniteBound {
+        /// "lower" or "upper".
+        which: &'static str,
+        /// The bound as given.
+        value: String,
+        /// The method that refused it.
+        method: &'static str,
+    },
+
+    /// A bound given as text did not parse, or is NaN.
+    #[error("the {which} bound {text:?} is not a number: {reason}")]
+    InvalidBound {
+        /// "lower" or "upper".
+        which: &'static str,
+        /// The text as given.
+        text: String,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// An option is out of range or missing.
+    #[error("invalid option {option}: {reason}")]
+    InvalidOption {
+        /// The builder method or parameter, e.g. `tolerance`.
+        option: &'static str,
+        /// What was given and what would be right.
+        reason: String,
+    },
+
+    /// The CPU backend's thread pool could not be started.
+    #[error("could not start a CPU thread pool of {threads} threads: {reason}")]
+    ThreadPool {
+        /// The number of threads asked for.
+        threads: usize,
+        /// The operating system's reason.
+        reason: String,
+    },
+}
+
+/// `Result` with hpquad's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,258 @@
+//! The builder: one integral, its options chosen at run time, computed by the generic methods
+//! monomorphised for the precision asked for.
+
+use std::ops::Range;
+use std::time::Instant;
+
+use precision::{Dd, Qd, Real};
+
+use crate::cpu::CpuBackend;
+use crate::error::{Error, Result};
+use crate::estimate::{Estimate, Value};
+use crate::integrand::{Integrand, RealFn};
+use crate::methods::{richardson, romberg, trapezoid, Interval, Options, Outcome};
+use crate::options::{Device, Method, Precision};
+
+/// A bound as given: a double, or text parsed in the working precision.
+#[derive(Debug, Clone, PartialEq)]
+enum Bound {
+    F64(f64),
+    Text(String),
+}
+
+/// The most worker threads one computation may ask for.
+const MAX_THREADS: usize = 1024;
+
+/// A definite integral of a function of one variable and how to compute it.
+///
+/// ```
+/// use hpquad::{Integral, Method, Precision};
+/// use hpquad::integrand::RealFn;
+/// use hpquad::precision::Real;
+///
+/// struct Quarter;  // 4 / (1 + x^2): its integral over [0, 1] is π
+/// impl RealFn for Quarter {
+///     fn eval<T: Real>(&self, x: T) -> T { (x * x + 1.0).recip() * 4.0 }
+/// }
+/// let est = Integral::from_fn(Quarter)
+///     .over(0.0..1.0)
+///     .method(Method::Romberg)
+///     .precision(Precision::F64)
+///     .tolerance(1e-13)
+///     .compute()?;
+/// assert!(est.converged);
+/// assert!((est.value.to_f64() - std::f64::consts::PI).abs() < 1e-13);
+/// # Ok::<(), hpquad::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Integral<F> {
+    integrand: F,
+    lower: Option<Bound>,
+    upper: Option<Bound>,
+    method: Method,
+    precision: Precision,
+    device: Device,
+    options: Options,
+    threads: usize,
+}
+
+impl<F: RealFn> Integral<F> {
+    /// The integral of a Rust function, generic over the precision (see [`RealFn`]).
+    pub fn from_fn(f: F) -> Integral<F> {
+        Integral::from_integrand(f)
+    }
+}
+
+impl<F: Integrand> Integral<F> {
+    /// The integral of any one-dimensional [`Integrand`]. Defaults: Romberg, f64, CPU on all
+    /// cores, the default [`Options`].
+    pub fn from_integrand(integrand: F) -> Integral<F> {
+        Integral {
+            integrand,
+            lower: None,
+            upper: None,
+            method: Method::default(),
+            precision: Precision::default(),
+            device: Device::default(),
+            options: Options::default(),
+            threads: 0,
+        }
+    }
+
+    /// Integrates from `range.start` to `range.end` (a reversed range negates the integral).
+    pub fn over(mut self, range: Range<f64>) -> Self {
+        self.lower = Some(Bound::F64(range.start));
+        self.upper = Some(Bound::F64(range.end));
+        self
+    }
+
+    /// Bounds given as text and read in the working precision, so that `"0.1"` is 0.1 to 62
+    /// digits in qd; constant expressions such as `"pi/2"` are accepted where the expression
+    /// language is available.
+    pub fn bounds(mut self, lower: &str, upper: &str) -> Self {
+        self.lower = Some(Bound::Text(lower.to_string()));
+        self.upper = Some(Bound::Text(upper.to_string()));
+        self
+    }
+
+    /// The method (default Romberg).
+    pub fn method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// The working precision (default f64).
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
+    /// The device (default CPU).
+    pub fn device(mut self, device: Device) -> Self {
+        self.device = device;
+        self
+    }
+
+    /// The relative tolerance (default: 1000 units in the last place of the precision).
+    pub fn tolerance(mut self, relative: f64) -> Self {
+        self.options.relative = Some(relative);
+        self
+    }
+
+    /// The absolute tolerance (default 0: only the relative one counts).
+    pub fn abs_tolerance(mut self, absolute: f64) -> Self {
+        self.options.absolute = absolute;
+        self
+    }
+
+    /// The finest Romberg level: at most 2^levels intervals per subinterval (default 25).
+    pub fn max_levels(mut self, levels: u32) -> Self {
+        self.options.max_levels = levels;
+        self
+    }
+
+    /// A cap on integrand evaluations (default 2^27).
+    pub fn max_evaluations(mut self, evaluations: u64) -> Self {
+        self.options.max_evaluations = evaluations;
+        self
+    }
+
+    /// Worker threads on the CPU; 0 (the default) means one per core. The result has the
+    /// same bits for any number.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Splits the interval into `p` equal subintervals, each refined until it meets its share
+    /// of the tolerance (Romberg only; default 1).
+    pub fn subintervals(mut self, p: u64) -> Self {
+        self.options.subintervals = p;
+        self
+    }
+
+    /// Computes the estimate. Errors are about the problem as stated (bounds, options, a
+    /// non-finite integrand value); a tolerance not met is not an error but
+    /// `converged: false`.
+    pub fn compute(&self) -> Result<Estimate> {
+        let start = Instant::now();
+        self.validate()?;
+        let backend = match self.device {
+            Device::Cpu | Device::Auto => CpuBackend::new(self.threads)?,
+        };
+        let mut estimate = match self.precision {
+            Precision::F64 => self.estimate::<f64>(&backend)?,
+            Precision::Dd => self.estimate::<Dd>(&backend)?,
+            Precision::Qd => self.estimate::<Qd>(&backend)?,
+        };
+        estimate.elapsed = start.elapsed();
+        Ok(estimate)
+    }
+
+    /// Runs the method in precision `T`.
+    fn estimate<T: Real>(&self, backend: &CpuBackend) -> Result<Estimate>
+    where
+        Value: From<T>,
+    {
+        let interval = Interval::new(
+            self.bound::<T>("lower", self.lower.as_ref())?,
+            self.bound::<T>("upper", self.upper.as_ref())?,
+        );
+        let f = &self.integrand;
+        let options = &self.options;
+        let outcome: Outcome<T> = match self.method {
+            Method::Trapezoid { intervals } => {
+                trapezoid::trapezoid(f, backend, interval, intervals, options)?
+            }
+            Method::Richardson { intervals, grids } => {
+                richardson::richardson(f, backend, interval, intervals, grids, options)?
+            }
+            Method::Romberg => romberg::romberg(f, backend, interval, options)?,
+        };
+        Ok(Estimate::from_outcome(outcome, self.method))
+    }
+
+    /// A bound in precision `T`.
+    fn bound<T: Real>(&self, which: &'static str, bound: Option<&Bound>) -> Result<T> {
+        let invalid = |text: &str, reason: String| Error::InvalidBound {
+            which,
+            text: text.to_string(),
+            reason,
+        };
+        let value = match bound {
+            None => {
+                return Err(Error::InvalidOption {
+                    option: "bounds",
+                    reason: "no interval was given; call .over(a..b) or .bounds(\"a\", \"b\")"
+                        .to_string(),
+                })
+            }
+            Some(Bound::F64(x)) => T::from_f64(*x),
+            Some(Bound::Text(text)) => parse_bound::<T>(text).map_err(|e| invalid(text, e))?,
+        };
+        if value.is_nan() {
+            return Err(invalid(&value.to_string(), "NaN is not a bound".to_string()));
+        }
+        Ok(value)
+    }
+
+    /// Refuses option combinations before any work is done.
+    fn validate(&self) -> Result<()> {
+        self.options.validate()?;
+        if self.threads > MAX_THREADS {
+            return Err(Error::InvalidOption {
+                option: "threads",
+                reason: format!(
+                    "{} threads were asked for; give 0 (one per core) to {MAX_THREADS}",
+                    self.threads
+                ),
+            });
+        }
+        if self.options.subintervals != 1 && self.method != Method::Romberg {
+            return Err(Error::InvalidOption {
+                option: "subintervals",
+                reason: format!(
+                    "subintervals apply to Romberg; {} already samples a fixed grid of its \
+                     intervals",
+                    self.method
+                ),
+            });
+        }
+        if self.integrand.dims() != 1 {
+            return Err(Error::InvalidOption {
+                option: "integrand",
+                reason: format!(
+                    "these methods integrate functions of one variable, but the integrand has \
+                     {}",
+                    self.integrand.dims()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A bound's text in precision `T`.
+fn parse_bound<T: Real>(text: &str) -> std::result::Result<T, String> {
+    T::parse_decimal(text).map_err(|e| e.to_string())
+}

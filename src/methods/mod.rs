@@ -1,0 +1,251 @@
+//! The integration methods, each generic over the precision `T: Real` and the device
+//! `B: Backend`, each in its own file that reads like its paper.
+//!
+//! This is the layer for callers who know the precision at compile time; [`crate::Integral`]
+//! is the builder on top that chooses it at run time.
+//!
+//! ```
+//! use hpquad::cpu::CpuBackend;
+//! use hpquad::integrand::RealFn;
+//! use hpquad::methods::{romberg, Interval, Options};
+//! use hpquad::precision::Real;
+//!
+//! struct Exp;
+//! impl RealFn for Exp {
+//!     fn eval<T: Real>(&self, x: T) -> T { x.exp() }
+//! }
+//! let cpu = CpuBackend::new(1)?;
+//! let out = romberg::romberg(&Exp, &cpu, Interval::new(0.0, 1.0), &Options::default())?;
+//! assert!(out.converged);
+//! assert!((out.value - (std::f64::consts::E - 1.0)).abs() < 1e-12);
+//! # Ok::<(), hpquad::Error>(())
+//! ```
+
+pub mod richardson;
+pub mod romberg;
+pub mod trapezoid;
+
+use std::time::{Duration, Instant};
+
+use precision::Real;
+
+use crate::error::{Error, Result};
+
+/// The interval of integration `[a, b]`, in the working precision. `a > b` is allowed (the
+/// integral changes sign) and so is `a == b` (the integral is 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval<T> {
+    /// The lower limit of integration.
+    pub a: T,
+    /// The upper limit of integration.
+    pub b: T,
+}
+
+impl<T: Real> Interval<T> {
+    /// The interval from `a` to `b`.
+    pub fn new(a: T, b: T) -> Interval<T> {
+        Interval { a, b }
+    }
+}
+
+/// When a method stops: tolerances and caps on work.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// Relative tolerance on the integral; `None` asks for 1000 units in the last place of the
+    /// working precision (about 2e-13, 5e-29 and 2e-60 for f64, dd and qd).
+    pub relative: Option<f64>,
+    /// Absolute tolerance; the estimate converges when its error is within either tolerance.
+    pub absolute: f64,
+    /// The finest level refined to: at most 2^max_levels intervals per subinterval.
+    pub max_levels: u32,
+    /// A cap on integrand evaluations; a method stops before a level that would exceed it.
+    pub max_evaluations: u64,
+    /// The number of equal subintervals that [a, b] is split into (domain decomposition).
+    pub subintervals: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            relative: None,
+            absolute: 0.0,
+            max_levels: 25,
+            max_evaluations: 1 << 27,
+            subintervals: 1,
+        }
+    }
+}
+
+impl Options {
+    /// The relative tolerance in force for precision `T`.
+    pub fn relative_for<T: Real>(&self) -> f64 {
+        self.relative
+            .unwrap_or_else(|| 1000.0 * T::epsilon().to_f64())
+    }
+
+    /// Whether an error estimate meets the tolerance for an integral of size `magnitude`.
+    pub fn is_met<T: Real>(&self, error: f64, magnitude: f64) -> bool {
+        error
+            <= self
+                .absolute
+                .max(self.relative_for::<T>() * magnitude.abs())
+    }
+
+    /// Refuses options no method can work with, naming the option and its valid range.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(r) = self.relative {
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(Error::InvalidOption {
+                    option: "tolerance",
+                    reason: format!("the relative tolerance is {r}; it must be finite and >= 0"),
+                });
+            }
+        }
+        if !(self.absolute.is_finite() && self.absolute >= 0.0) {
+            return Err(Error::InvalidOption {
+                option: "abs_tolerance",
+                reason: format!(
+                    "the absolute tolerance is {}; it must be finite and >= 0",
+                    self.absolute
+                ),
+            });
+        }
+        if self.max_levels > 40 {
+            return Err(Error::InvalidOption {
+                option: "max_levels",
+                reason: format!(
+                    "{} levels would be 2^{} intervals; at most 40 levels are supported",
+                    self.max_levels, self.max_levels
+                ),
+            });
+        }
+        if self.subintervals == 0 || self.subintervals > 1 << 20 {
+            return Err(Error::InvalidOption {
+                option: "subintervals",
+                reason: format!(
+                    "{} subintervals were asked for; give between 1 and 2^20",
+                    self.subintervals
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One stage of a computation: which device did it, on how many points, in what time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    /// The refinement level (0: the endpoints).
+    pub level: u32,
+    /// Integrand evaluations in this stage.
+    pub points: u64,
+    /// The backend that ran it, e.g. `cpu (2 threads)`.
+    pub device: String,
+    /// Wall-clock time of the stage.
+    pub elapsed: Duration,
+}
+
+/// What a method returns, in the working precision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome<T> {
+    /// The estimate of the integral.
+    pub value: T,
+    /// The estimated absolute error (never below the rounding level of the precision).
+    pub error: f64,
+    /// Integrand evaluations, all stages together.
+    pub evaluations: u64,
+    /// The number of trapezoid levels computed (rows of the table).
+    pub levels: u32,
+    /// Whether `error` meets the tolerance; when false, `value` is the best estimate reached.
+    pub converged: bool,
+    /// The extrapolation table: row `i` holds T(h/2^i) and its extrapolations (see each method).
+    pub table: Vec<Vec<T>>,
+    /// The per-stage record.
+    pub stages: Vec<Stage>,
+}
+
+impl<T: Real> Outcome<T> {
+    /// The integral over an empty interval: exactly zero, nothing evaluated.
+    fn empty() -> Outcome<T> {
+        Outcome {
+            value: T::zero(),
+            error: 0.0,
+            evaluations: 0,
+            levels: 0,
+            converged: true,
+            table: Vec::new(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// The same outcome for the reversed interval.
+    fn negated(mut self) -> Outcome<T> {
+        self.value = -self.value;
+        for row in &mut self.table {
+            for v in row {
+                *v = -*v;
+            }
+        }
+        self
+    }
+}
+
+/// Checks the bounds and runs `method` on the interval ordered lower to upper: an empty
+/// interval integrates to 0, a reversed one to the negated integral.
+pub(crate) fn oriented<T: Real>(
+    interval: Interval<T>,
+    method: &'static str,
+    run: impl FnOnce(T, T) -> Result<Outcome<T>>,
+) -> Result<Outcome<T>> {
+    for (which, bound) in [("lower", interval.a), ("upper", interval.b)] {
+        if bound.is_nan() {
+            return Err(Error::InvalidBound {
+                which,
+                text: bound.to_string(),
+                reason: "NaN is not a bound".to_string(),
+            });
+        }
+        if !bound.is_finite() {
+            return Err(Error::InfiniteBound {
+                which,
+                value: bound.to_string(),
+                method,
+            });
+        }
+    }
+    let Interval { a, b } = interval;
+    if a == b {
+        Ok(Outcome::empty())
+    } else if a < b {
+        run(a, b)
+    } else {
+        run(b, a).map(Outcome::negated)
+    }
+}
+
+/// The error that rounding alone leaves in a value of size `magnitude`: two units of the
+/// precision's epsilon. The sums are compensated (f64) or pairwise (dd, qd), so their rounding
+/// stays near this level; the floor keeps an estimate from claiming more than the precision
+/// holds when two table entries agree to the last bit.
+pub(crate) fn rounding_floor<T: Real>(magnitude: T) -> f64 {
+    2.0 * T::epsilon().to_f64() * magnitude.to_f64().abs()
+}
+
+/// Times `stage` and records it.
+pub(crate) fn timed<R>(
+    stages: &mut Vec<Stage>,
+    level: u32,
+    points: u64,
+    device: &str,
+    stage: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    let start = Instant::now();
+    let result = stage()?;
+    stages.push(Stage {
+        level,
+        points,
+        device: device.to_string(),
+        elapsed: start.elapsed(),
+    });
+    Ok(result)
+}

@@ -1,0 +1,72 @@
+//! The run-time choices of a computation: which method, in which precision, on which device.
+
+use std::fmt;
+
+/// The integration method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Method {
+    /// The composite trapezoid rule on `intervals` equal intervals; with an even count the
+    /// error is estimated from the rule on every other point.
+    Trapezoid {
+        /// The number of intervals (1 to 2^40).
+        intervals: u64,
+    },
+    /// Richardson extrapolation over `grids` trapezoid grids, the coarsest with `intervals`
+    /// intervals, each halving the last; `grids: 2` is 4/3 T(h/2) - 1/3 T(h).
+    Richardson {
+        /// Intervals of the coarsest grid.
+        intervals: u64,
+        /// The number of grids (at least 2).
+        grids: u32,
+    },
+    /// Romberg integration: trapezoid levels with recycled evaluations, extrapolated until the
+    /// tolerance is met.
+    #[default]
+    Romberg,
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Method::Trapezoid { intervals } => write!(f, "trapezoid ({intervals} intervals)"),
+            Method::Richardson { intervals, grids } => {
+                write!(f, "richardson ({grids} grids from {intervals} intervals)")
+            }
+            Method::Romberg => f.write_str("romberg"),
+        }
+    }
+}
+
+/// The working precision, chosen at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// IEEE double, about 16 digits (sums accumulate in double-double).
+    #[default]
+    F64,
+    /// Double-double, about 31 digits.
+    Dd,
+    /// Quad-double, about 62 digits.
+    Qd,
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F64 => "f64",
+            Precision::Dd => "dd",
+            Precision::Qd => "qd",
+        })
+    }
+}
+
+/// Where the integrand is evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Device {
+    /// The CPU, on a rayon thread pool.
+    #[default]
+    Cpu,
+    /// The best device available; until the GPU backend lands, the CPU.
+    Auto,
+}
