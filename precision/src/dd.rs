@@ -38,10 +38,10 @@ impl Dd {
     pub const NEG_INFINITY: Dd = Dd::new(f64::NEG_INFINITY, 0.0);
     /// 2^-104: the gap between 1 and the next larger double-double, taken as the precision
     /// of a normalised sum of two doubles (Hida–Li–Bailey's `dd_real::_eps`).
-    pub const EPSILON: Dd = Dd::new(4.930380657631323783823303533017413935457540219431e-32, 0.0);
+    pub const EPSILON: Dd = Dd::new(4.930380657631324e-32, 0.0);
     /// The smallest positive double-double that keeps full precision: below 2^-969 the
     /// trailing component underflows.
-    pub const MIN_POSITIVE: Dd = Dd::new(2.0041683600089728e-292, 0.0);
+    pub const MIN_POSITIVE: Dd = Dd::new(2.004168360008973e-292, 0.0);
     /// The largest finite double-double.
     pub const MAX: Dd = Dd::new(f64::MAX, 9.979201547673598e291);
 

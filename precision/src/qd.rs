@@ -29,7 +29,7 @@ impl Qd {
     pub const INFINITY: Qd = Qd([f64::INFINITY, 0.0, 0.0, 0.0]);
     pub const NEG_INFINITY: Qd = Qd([f64::NEG_INFINITY, 0.0, 0.0, 0.0]);
     /// 2^-209, the precision of a normalised quad-double (HLB's `qd_real::_eps`).
-    pub const EPSILON: Qd = Qd([1.215432671457254239676575010503930515e-63, 0.0, 0.0, 0.0]);
+    pub const EPSILON: Qd = Qd([1.2154326714572542e-63, 0.0, 0.0, 0.0]);
     /// The smallest positive quad-double that keeps full precision: below 2^-863 the last
     /// component underflows.
     pub const MIN_POSITIVE: Qd = Qd([1.6259745436952323e-260, 0.0, 0.0, 0.0]);

@@ -900,12 +900,14 @@ fn powi<T: Num>(seed: u64, bound: f64) {
 
 #[test]
 fn dd_powi() {
-    // 12 roundings of at most 5u² each, plus the division: 2^-99 with margin.
-    powi::<Dd>(1200, -99.0);
+    // Up to 12 roundings of at most 5u² each, plus a division: measured 2^-99.3 over 10^5
+    // inputs; asserted at 2^-98.
+    powi::<Dd>(1200, -98.0);
 }
 
 #[test]
 fn qd_powi() {
+    // Measured 2^-209.8 over 10^5 inputs.
     powi::<Qd>(1300, -200.0);
 }
 
