@@ -1,9 +1,15 @@
 //! hpquad's one error type: every failure says what went wrong, where, and what would be right.
 
+use crate::expr::ExprError;
+
 /// Everything that can go wrong between a problem statement and its [`Estimate`](crate::Estimate).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The integrand expression does not parse; the message points at the column.
+    #[error("in the integrand: {0}")]
+    Expression(#[from] ExprError),
+
     /// The integrand returned NaN or an infinity; `x` and `value` are decimals in the working
     /// precision.
     #[error(

@@ -9,6 +9,7 @@ use precision::{Dd, Qd, Real};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::estimate::{Estimate, Value};
+use crate::expr::Expr;
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{richardson, romberg, trapezoid, Interval, Options, Outcome};
 use crate::options::{Device, Method, Precision};
@@ -56,6 +57,14 @@ pub struct Integral<F> {
     threads: usize,
 }
 
+impl Integral<Expr> {
+    /// The integral of an expression in `x`, e.g. `"(16*x-16)/(x^4-2*x^3+4*x-4)"`; its
+    /// literals are exact in the working precision.
+    pub fn new(source: &str) -> Result<Integral<Expr>> {
+        Ok(Integral::from_integrand(Expr::parse(source, 1)?))
+    }
+}
+
 impl<F: RealFn> Integral<F> {
     /// The integral of a Rust function, generic over the precision (see [`RealFn`]).
     pub fn from_fn(f: F) -> Integral<F> {
@@ -87,8 +96,7 @@ impl<F: Integrand> Integral<F> {
     }
 
     /// Bounds given as text and read in the working precision, so that `"0.1"` is 0.1 to 62
-    /// digits in qd; constant expressions such as `"pi/2"` are accepted where the expression
-    /// language is available.
+    /// digits in qd; constant expressions such as `"pi/2"` or `"sqrt(2)"` are accepted.
     pub fn bounds(mut self, lower: &str, upper: &str) -> Self {
         self.lower = Some(Bound::Text(lower.to_string()));
         self.upper = Some(Bound::Text(upper.to_string()));
@@ -252,7 +260,8 @@ impl<F: Integrand> Integral<F> {
     }
 }
 
-/// A bound's text in precision `T`.
+/// A bound's text in precision `T`: a constant expression, its literals exact in `T`.
 fn parse_bound<T: Real>(text: &str) -> std::result::Result<T, String> {
-    T::parse_decimal(text).map_err(|e| e.to_string())
+    let expr = Expr::parse(text, 0).map_err(|e| e.to_string())?;
+    Ok(expr.eval_constant::<T>())
 }

@@ -1,6 +1,7 @@
 pub mod backend;
 pub mod cpu;
 mod error;
+pub mod expr;
 pub mod integrand;
 pub mod methods;
 mod options;

@@ -1,0 +1,125 @@
+//! The integrand language: a formula such as `exp(2*x)*sin(3*x)` parsed into a flat [`Tape`]
+//! that evaluates in f64, dd or qd over batches of points.
+//!
+//! # The language
+//!
+//! - Numbers: `2`, `0.1`, `.5`, `1.5e-3`. A literal is its **exact decimal value in the
+//!   working precision**: `0.1` in qd is 0.1 to 62 digits, not the nearest double.
+//! - Operators, loosest first: `+ -`, then `* /`, then unary `-` and `+`, then `^` (also
+//!   written `**`), which is right-associative and binds tighter than unary minus:
+//!   `2^3^2 = 2^9 = 512` and `-2^2 = -(2^2) = -4`; an exponent may carry a sign, `x^-2`.
+//!   An integer exponent (`x^3`, `x^-2`, `pow(x, 4)`) is exact repeated multiplication, a
+//!   negative one the reciprocal of the positive power; `e^y` is `exp(y)`; any other power is
+//!   `powf`.
+//! - Variables: `x1 .. xn` for an n-dimensional domain; for up to three dimensions also `x`,
+//!   `y`, `z` (= `x1`, `x2`, `x3`).
+//! - Constants: `pi`, `e`.
+//! - Functions of one argument, with their aliases: `sqrt`, `cbrt`, `exp`, `expm1` (`exp_m1`),
+//!   `ln` (`log`, natural), `log1p` (`ln1p`, `ln_1p`), `log2`, `log10`, `sin`, `cos`, `tan`,
+//!   `asin` (`arcsin`), `acos` (`arccos`), `atan` (`arctan`), `sinh`, `cosh`, `tanh`, `asinh`
+//!   (`arsinh`, `arcsinh`), `acosh` (`arcosh`, `arccosh`), `atanh` (`artanh`, `arctanh`),
+//!   `floor`, `ceil`, `round`, `trunc`, `abs` (`fabs`). Of two: `atan2(y, x)` (`arctan2`),
+//!   `hypot`, `min`, `max`, `pow` (`powf`). Each means what `f64`'s method of that name means.
+//!
+//! Errors say what is wrong and where, with a caret under the column ([`ExprError`]).
+//!
+//! ```
+//! use hpquad::expr::Expr;
+//! use hpquad::integrand::Integrand;
+//!
+//! let f = Expr::parse("exp(2*x)*sin(3*x)", 1)?;
+//! let xs = [0.0, 0.5, 1.0];
+//! let mut out = [0.0f64; 3];
+//! f.eval_batch(&[&xs], &mut out);
+//! assert_eq!(out[2], 2f64.exp() * 3f64.sin());
+//! # Ok::<(), hpquad::expr::ExprError>(())
+//! ```
+
+mod error;
+mod eval;
+mod lexer;
+mod names;
+mod parser;
+mod tape;
+
+pub use error::ExprError;
+pub use tape::{pow_int, Constant, Func, Func2, Op, Slot, Tape};
+
+use precision::Real;
+
+use crate::integrand::Integrand;
+
+/// A parsed and compiled expression of `dims` variables, ready to evaluate in any [`Real`].
+#[derive(Clone, Debug)]
+pub struct Expr {
+    source: String,
+    dims: usize,
+    tape: Tape,
+    plan: eval::Plan,
+}
+
+impl Expr {
+    /// Parses `source` as a function of `dims` variables (0 for a constant expression).
+    ///
+    /// ```
+    /// use hpquad::expr::Expr;
+    ///
+    /// let err = Expr::parse("x + y", 1).unwrap_err();
+    /// assert_eq!(err.column(), 5);
+    /// assert!(err.message().starts_with("variable 'y' needs a 2-dimensional domain"));
+    /// ```
+    pub fn parse(source: &str, dims: usize) -> Result<Expr, ExprError> {
+        let tokens = lexer::tokenize(source)?;
+        let tape = parser::parse(source, &tokens, dims)?;
+        let plan = eval::Plan::new(&tape);
+        Ok(Expr {
+            source: source.to_string(),
+            dims,
+            tape,
+            plan,
+        })
+    }
+
+    /// The text the expression was parsed from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The flat program, for the CUDA code generator and for inspection.
+    pub fn tape(&self) -> &Tape {
+        &self.tape
+    }
+
+    /// Evaluates an expression that uses no variables in `T`, with its literals exact in `T`
+    /// (bounds such as `pi/2`). NaN and infinities are returned as values for the caller to
+    /// judge; an expression that does use a variable gives NaN.
+    ///
+    /// ```
+    /// use hpquad::expr::Expr;
+    ///
+    /// let half_pi = Expr::parse("pi/2", 0)?;
+    /// assert_eq!(half_pi.eval_constant::<f64>(), std::f64::consts::FRAC_PI_2);
+    /// # Ok::<(), hpquad::expr::ExprError>(())
+    /// ```
+    pub fn eval_constant<T: Real>(&self) -> T {
+        let result = self.tape.result();
+        if !self.tape.is_constant(result) {
+            return T::from_f64(f64::NAN);
+        }
+        self.plan
+            .constants::<T>(&self.tape)
+            .get(result.index())
+            .copied()
+            .unwrap_or_else(|| T::from_f64(f64::NAN))
+    }
+}
+
+impl Integrand for Expr {
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]) {
+        self.plan.eval_batch(&self.tape, points, out);
+    }
+}
