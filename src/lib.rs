@@ -1,11 +1,23 @@
+//! hpquad: high-precision numerical integration in f64, double-double and quad-double on CPUs
+//! and NVIDIA GPUs.
+//!
+//! The builder [`Integral`] chooses method, precision and device at run time; the generic layer
+//! in [`methods`] serves callers who know the precision at compile time; [`backend::Backend`]
+//! is the interface a device implements.
+
 pub mod backend;
 pub mod cpu;
 mod error;
 pub mod expr;
+mod estimate;
 pub mod integrand;
+mod integral;
 pub mod methods;
 mod options;
+
 pub use error::{Error, Result};
+pub use estimate::{Estimate, Value};
+pub use integral::Integral;
 pub use methods::Stage;
 pub use options::{Device, Method, Precision};
 pub use precision;

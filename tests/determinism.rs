@@ -3,7 +3,7 @@
 use hpquad::cpu::CpuBackend;
 use hpquad::integrand::RealFn;
 use hpquad::methods::{romberg, trapezoid, Interval, Options, Outcome};
-use hpquad::precision::Real;
+use hpquad::precision::{Dd, Qd, Real};
 use hpquad::Error;
 
 struct PiIntegrand;
@@ -67,7 +67,7 @@ fn same_bits_for_1_2_8_threads<T: Real>() {
                 &PiIntegrand,
                 &cpu,
                 Interval::new(T::zero(), T::one()),
-                1_000_000,
+                trapezoid_intervals,
                 &Options::default(),
             )
             .expect("integrates");
@@ -79,7 +79,17 @@ fn same_bits_for_1_2_8_threads<T: Real>() {
 
 #[test]
 fn same_bits_f64() {
-    same_bits_for_1_2_8_threads::<f64>();
+    same_bits_for_1_2_8_threads::<f64>(18, 1_000_000);
+}
+
+#[test]
+fn same_bits_dd() {
+    same_bits_for_1_2_8_threads::<Dd>(15, 100_001);
+}
+
+#[test]
+fn same_bits_qd() {
+    same_bits_for_1_2_8_threads::<Qd>(13, 20_000);
 }
 
 #[test]

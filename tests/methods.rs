@@ -4,7 +4,7 @@
 use hpquad::cpu::CpuBackend;
 use hpquad::integrand::RealFn;
 use hpquad::methods::{richardson, romberg, trapezoid, Interval, Options, Outcome};
-use hpquad::precision::Real;
+use hpquad::precision::{Dd, Qd, Real};
 use hpquad::Error;
 use rug::ops::Pow;
 use rug::Float;
@@ -237,6 +237,38 @@ fn romberg_pi_f64() {
 #[test]
 fn romberg_closed_forms_f64() {
     closed_forms::<f64>(14.0);
+}
+
+#[test]
+fn romberg_pi_dd() {
+    pi_digits::<Dd>(30.0);
+}
+
+#[test]
+fn romberg_pi_qd() {
+    let out = pi_digits::<Qd>(60.0);
+    assert_eq!(out.evaluations, (1u64 << (out.levels - 1)) + 1);
+}
+
+#[test]
+fn romberg_closed_forms_dd() {
+    closed_forms::<Dd>(29.0);
+}
+
+#[test]
+fn romberg_closed_forms_qd() {
+    closed_forms::<Qd>(58.0);
+}
+
+#[test]
+fn paper_integrals_dd_agree_with_f64() {
+    let tower = romberg_to(&Tower, 0.0, 1.0, 1e-8);
+    let options = Options { relative: Some(1e-12), max_levels: 20, ..Options::default() };
+    let dd = romberg::romberg(&Tower, &cpu(2), Interval::new(Dd::zero(), Dd::one()), &options)
+        .expect("integrates");
+    assert!((tower.value - dd.value.to_f64()).abs() <= tower.error + dd.error);
+    let exp_cos = romberg_to(&ExpCos, Dd::zero(), Dd::one(), 1e-30);
+    assert!(digits(exp_cos.value, &exp_cos_ref()) >= 30.0);
 }
 
 #[test]
