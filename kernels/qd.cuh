@@ -32,6 +32,20 @@ __device__ __forceinline__ qd_t qd_neg(qd_t a) {
 
 __device__ __forceinline__ double qd_to_f64(qd_t a) { return a.x[0] + a.x[1]; }
 
+// Component i of v, or v.x[3] for i >= 3. Indexing with a run-time i would put v in local
+// memory; this chain of selects keeps it in registers and reads the same value.
+__device__ __forceinline__ double qd_get(const qd_t &v, int i) {
+    return i == 0 ? v.x[0] : i == 1 ? v.x[1] : i == 2 ? v.x[2] : v.x[3];
+}
+
+// v.x[i] = value for i in 0..3, in registers (see qd_get).
+__device__ __forceinline__ void qd_set(qd_t &v, int i, double value) {
+    v.x[0] = i == 0 ? value : v.x[0];
+    v.x[1] = i == 1 ? value : v.x[1];
+    v.x[2] = i == 2 ? value : v.x[2];
+    v.x[3] = i == 3 ? value : v.x[3];
+}
+
 // HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros.
 template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
     if (!isfinite(c[0])) {
@@ -47,7 +61,7 @@ template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
     }
     c[0] = s;
 
-    double out[4] = {0.0, 0.0, 0.0, 0.0};
+    qd_t out = qd_make(0.0, 0.0, 0.0, 0.0);
     int k = 0;
     s = c[0];
 #pragma unroll
@@ -59,15 +73,15 @@ template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
         double hi, lo;
         quick_two_sum(s, c[i], hi, lo);
         if (lo != 0.0) {
-            out[k] = hi;
+            qd_set(out, k, hi);
             k += 1;
             s = lo;
         } else {
             s = hi;
         }
     }
-    out[k] = s;
-    return qd_make(out[0], out[1], out[2], out[3]);
+    qd_set(out, k, s);
+    return out;
 }
 
 // Adds c to the two-term accumulator (a, b); returns a finished component or 0 (HLB).
@@ -92,27 +106,34 @@ __device__ __forceinline__ double qd_quick_three_accum(double &a, double &b, dou
 
 // Yields the components of two quad-doubles, largest magnitude first (MergeByMagnitude).
 struct qd_merge {
-    double a[4];
-    double b[4];
+    qd_t a;
+    qd_t b;
     int i;
     int j;
 
     __device__ __forceinline__ bool is_empty() const { return i >= 4 && j >= 4; }
 
     __device__ __forceinline__ double take() {
-        bool from_a = j >= 4 || (i < 4 && fabs(a[i]) > fabs(b[j]));
+        bool from_a = j >= 4 || (i < 4 && fabs(qd_get(a, i)) > fabs(qd_get(b, j)));
         if (from_a) {
             i += 1;
-            return a[i - 1];
+            return qd_get(a, i - 1);
         }
         j += 1;
-        return b[j - 1];
+        return qd_get(b, j - 1);
     }
 
+    // The plain sum of what has not been taken: a's rest in order, then b's.
     __device__ __forceinline__ double rest() const {
         double r = 0.0;
-        for (int k = i < 4 ? i : 4; k < 4; ++k) r += a[k];
-        for (int k = j < 4 ? j : 4; k < 4; ++k) r += b[k];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k >= i) r += a.x[k];
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k >= j) r += b.x[k];
+        }
         return r;
     }
 };
@@ -124,35 +145,33 @@ __device__ __forceinline__ qd_t qd_add(qd_t a, qd_t b) {
         return qd_from_f64(lead);
     }
     qd_merge merge;
-    for (int k = 0; k < 4; ++k) {
-        merge.a[k] = a.x[k];
-        merge.b[k] = b.x[k];
-    }
+    merge.a = a;
+    merge.b = b;
     merge.i = 0;
     merge.j = 0;
     double first = merge.take();
     double second = merge.take();
     double u, v;
     quick_two_sum(first, second, u, v);
-    double x[4] = {0.0, 0.0, 0.0, 0.0};
+    qd_t x = qd_make(0.0, 0.0, 0.0, 0.0);
     int k = 0;
     while (k < 4) {
         if (merge.is_empty()) {
-            x[k] = u;
+            qd_set(x, k, u);
             if (k < 3) {
-                x[k + 1] = v;
+                qd_set(x, k + 1, v);
             }
             break;
         }
         double t = merge.take();
         double s = qd_quick_three_accum(u, v, t);
         if (s != 0.0) {
-            x[k] = s;
+            qd_set(x, k, s);
             k += 1;
         }
     }
-    x[3] += merge.rest();
-    return qd_renormalise<4>(x);
+    x.x[3] += merge.rest();
+    return qd_renormalise<4>(x.x);
 }
 
 // a + b for a double: an exact chain of TwoSums, then renormalisation (HLB).

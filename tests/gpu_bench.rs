@@ -94,7 +94,8 @@ fn gpu_bench_throughput() {
     rate(&gpu, PI, "pi", h / 2.0, h, n);
 }
 
-/// One f64 π sum of 2^26 points, for a profiler to count its FP64 instructions.
+/// One π sum per type (f64 2^26, dd 2^24, qd 2^20 points), for a profiler to count their
+/// FP64 instructions.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_bench_profile_target() {
@@ -102,5 +103,19 @@ fn gpu_bench_profile_target() {
     let n = 1u64 << 26;
     let h = 1.0 / n as f64;
     let s = gpu.uniform_sum(PI, h / 2.0, h, 0, 1, n).unwrap();
-    println!("profile target: sum*h = {:.17e}", s * h);
+    println!("profile target f64 n=2^26: sum*h = {:.17e}", s * h);
+    let n = 1u64 << 24;
+    let h = Dd::ONE / Dd::from(n as f64);
+    let s = gpu.uniform_sum(PI, h / 2.0, h, 0, 1, n).unwrap();
+    println!(
+        "profile target dd n=2^24: sum*h = {:?}",
+        (s * h).components()
+    );
+    let n = 1u64 << 20;
+    let h = Qd::ONE / Qd::from(n as f64);
+    let s = gpu.uniform_sum(PI, h / 2.0, h, 0, 1, n).unwrap();
+    println!(
+        "profile target qd n=2^20: sum*h = {:?}",
+        (s * h).components()
+    );
 }

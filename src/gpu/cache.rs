@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that overrides the cache directory; an empty value turns the disk
 /// cache off.
@@ -149,11 +150,15 @@ fn decode(data: &[u8], key: CacheKey) -> Option<Vec<u8>> {
 }
 
 fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // A name no other writer uses: other processes differ in the id, other threads of this
+    // one in the counter.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"),
-        std::process::id()
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {

@@ -133,7 +133,8 @@ impl Compiler {
     }
 
     /// The module for `source` (headers already inlined): from memory, else from the disk
-    /// cache, else compiled by NVRTC and stored on disk.
+    /// cache, else compiled by NVRTC and stored on disk. The lock is held throughout, so two
+    /// threads asking for the same new kernel compile it once.
     pub(crate) fn module(&self, name: &str, source: &str) -> Result<Arc<CudaModule>> {
         let key = CacheKey::new(source, &self.options, &self.arch, self.nvrtc_version);
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());

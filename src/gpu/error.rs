@@ -69,7 +69,7 @@ pub(crate) fn describe(e: &DriverError) -> String {
     }
 }
 
-/// Maps a failed driver call to an error, recognising out-of-memory.
+/// Maps a failed driver call to an error naming the call.
 pub(crate) fn driver(call: &'static str, e: DriverError) -> GpuError {
     GpuError::Driver {
         call,
