@@ -10,6 +10,7 @@ pub mod cpu;
 mod error;
 pub mod expr;
 mod estimate;
+pub mod gpu;
 pub mod integrand;
 mod integral;
 pub mod methods;
