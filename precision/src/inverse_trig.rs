@@ -92,7 +92,7 @@ fn cofunction<T: TrigExpansion>(x: T) -> T {
 }
 
 pub(crate) fn asin<T: TrigExpansion>(x: T) -> T {
-    if x.hi().is_nan() || !(x.abs() <= 1.0) {
+    if x.hi().is_nan() || x.abs() > 1.0 {
         return T::NAN;
     }
     if x == T::ZERO {
@@ -102,7 +102,7 @@ pub(crate) fn asin<T: TrigExpansion>(x: T) -> T {
 }
 
 pub(crate) fn acos<T: TrigExpansion>(x: T) -> T {
-    if x.hi().is_nan() || !(x.abs() <= 1.0) {
+    if x.hi().is_nan() || x.abs() > 1.0 {
         return T::NAN;
     }
     atan2(cofunction(x), x)
@@ -151,6 +151,7 @@ impl_inverse_trig!(Qd, "2^-200");
 
 /// `atan(j/128)` for j = 0..=128.
 #[allow(clippy::approx_constant)]
+#[rustfmt::skip]
 static ATAN_TABLE: [[f64; 4]; 129] = [
     [0.0, 0.0, 0.0, 0.0],
     [0.007812341060101111, 1.5247608492487475e-19, 1.0301969944158778e-36, 4.559559797068148e-53],
@@ -284,6 +285,7 @@ static ATAN_TABLE: [[f64; 4]; 129] = [
 ];
 
 /// `(-1)^m/(2m+1)`: `atan t = t·Σ ATAN_COEFFS[m]·t^2m`.
+#[rustfmt::skip]
 static ATAN_COEFFS: [[f64; 4]; 14] = [
     [1.0, 0.0, 0.0, 0.0],
     [-0.3333333333333333, -1.850371707708594e-17, -1.0271626370065257e-33, -5.701898048196684e-50],

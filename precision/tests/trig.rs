@@ -102,7 +102,9 @@ fn check<T: Trig>(
 fn direct_wide<T: Trig>() {
     for (i, (name, f, reference)) in direct::<T>().into_iter().enumerate() {
         let label = format!("{name} |x| in 2^-60..2^20");
-        check(&label, 10 + i as u64, samples(), f, reference, |r| random::<T>(r, -60..20, true));
+        check(&label, 10 + i as u64, samples(), f, reference, |r| {
+            random::<T>(r, -60..20, true)
+        });
     }
 }
 
@@ -118,7 +120,9 @@ fn direct_tiny<T: Trig>() {
 fn direct_large<T: Trig>() {
     for (i, (name, f, reference)) in direct::<T>().into_iter().enumerate() {
         let label = format!("{name} |x| in 2^20..2^50");
-        check(&label, 30 + i as u64, samples() / 4, f, reference, |r| random::<T>(r, 20..50, true));
+        check(&label, 30 + i as u64, samples() / 4, f, reference, |r| {
+            random::<T>(r, 20..50, true)
+        });
     }
 }
 
@@ -138,7 +142,14 @@ fn near_multiple<T: Trig>(rng: &mut StdRng) -> T {
 fn direct_near_multiples<T: Trig>() {
     for (i, (name, f, reference)) in direct::<T>().into_iter().enumerate() {
         let label = format!("{name} near k*pi/2, k<2^50");
-        check(&label, 40 + i as u64, samples(), f, reference, near_multiple::<T>);
+        check(
+            &label,
+            40 + i as u64,
+            samples(),
+            f,
+            reference,
+            near_multiple::<T>,
+        );
     }
 }
 
@@ -157,8 +168,12 @@ fn inverse<T: Trig>() {
     let asin: Reference = |x| x.clone().asin();
     let acos: Reference = |x| x.clone().acos();
     let atan: Reference = |x| x.clone().atan();
-    check("asin x in [-1, 1]", 60, n, T::asin, asin, |r| uniform::<T>(r, -1.0, 1.0));
-    check("acos x in [-1, 1]", 61, n, T::acos, acos, |r| uniform::<T>(r, -1.0, 1.0));
+    check("asin x in [-1, 1]", 60, n, T::asin, asin, |r| {
+        uniform::<T>(r, -1.0, 1.0)
+    });
+    check("acos x in [-1, 1]", 61, n, T::acos, acos, |r| {
+        uniform::<T>(r, -1.0, 1.0)
+    });
     // 1 - x = m·2^-e with e up to 200: asin near π/2, acos tiny (or near π).
     let near_one = |r: &mut StdRng| {
         let d: T = random(r, -200..0, false);
@@ -171,7 +186,9 @@ fn inverse<T: Trig>() {
     let near_zero = |r: &mut StdRng| random::<T>(r, -996..-1, true);
     check("asin near 0", 64, n / 4, T::asin, asin, near_zero);
     check("acos near 0", 65, n / 4, T::acos, acos, near_zero);
-    check("atan |x| in 2^-60..2^60", 66, n, T::atan, atan, |r| random::<T>(r, -60..60, true));
+    check("atan |x| in 2^-60..2^60", 66, n, T::atan, atan, |r| {
+        random::<T>(r, -60..60, true)
+    });
     check("atan |x| in 2^-996..2^-60", 67, n / 4, T::atan, atan, |r| {
         random::<T>(r, -996..-60, true)
     });
