@@ -19,7 +19,10 @@ impl RealFn for PiIntegrand {
 fn romberg_pi_qd_threads(c: &mut Criterion) {
     let mut group = c.benchmark_group("romberg_pi_qd_60_digits");
     group.sample_size(10);
-    let options = Options { relative: Some(1e-60), ..Options::default() };
+    let options = Options {
+        relative: Some(1e-60),
+        ..Options::default()
+    };
     for threads in [1, 2] {
         let cpu = CpuBackend::new(threads).expect("a thread pool starts");
         group.bench_function(format!("{threads}_threads"), |b| {
@@ -43,13 +46,17 @@ fn romberg_pi_expr_qd_threads(c: &mut Criterion) {
     let mut group = c.benchmark_group("romberg_pi_qd_60_digits_expression");
     group.sample_size(10);
     let f = hpquad::expr::Expr::parse("(16*x-16)/(x^4-2*x^3+4*x-4)", 1).expect("parses");
-    let options = Options { relative: Some(1e-60), ..Options::default() };
+    let options = Options {
+        relative: Some(1e-60),
+        ..Options::default()
+    };
     for threads in [1, 2] {
         let cpu = CpuBackend::new(threads).expect("a thread pool starts");
         group.bench_function(format!("{threads}_threads"), |b| {
             b.iter(|| {
-                let out = romberg::romberg(&f, &cpu, Interval::new(Qd::zero(), Qd::one()), &options)
-                    .expect("integrates");
+                let out =
+                    romberg::romberg(&f, &cpu, Interval::new(Qd::zero(), Qd::one()), &options)
+                        .expect("integrates");
                 assert!(out.converged);
                 out.value
             })

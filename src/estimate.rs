@@ -135,7 +135,11 @@ impl fmt::Display for Estimate {
             self.value,
             self.error,
             self.evaluations,
-            if self.converged { "converged" } else { "NOT converged" }
+            if self.converged {
+                "converged"
+            } else {
+                "NOT converged"
+            }
         )
     }
 }

@@ -219,7 +219,10 @@ impl<F: Integrand> Integral<F> {
             Some(Bound::Text(text)) => parse_bound::<T>(text).map_err(|e| invalid(text, e))?,
         };
         if value.is_nan() {
-            return Err(invalid(&value.to_string(), "NaN is not a bound".to_string()));
+            return Err(invalid(
+                &value.to_string(),
+                "NaN is not a bound".to_string(),
+            ));
         }
         Ok(value)
     }

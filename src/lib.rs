@@ -8,11 +8,11 @@
 pub mod backend;
 pub mod cpu;
 mod error;
-pub mod expr;
 mod estimate;
+pub mod expr;
 pub mod gpu;
-pub mod integrand;
 mod integral;
+pub mod integrand;
 pub mod methods;
 mod options;
 

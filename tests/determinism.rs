@@ -35,11 +35,11 @@ fn bits<T: Real>(out: &Outcome<T>) -> Vec<[u64; 4]> {
     all
 }
 
-fn same_bits_for_1_2_8_threads<T: Real>() {
-    // Many chunks per level: 2^18 intervals at the finest level.
+fn same_bits_for_1_2_8_threads<T: Real>(max_levels: u32, trapezoid_intervals: u64) {
+    // Many chunks per level: 2^max_levels intervals at the finest level.
     let options = Options {
         relative: Some(0.0),
-        max_levels: 18,
+        max_levels,
         ..Options::default()
     };
     let runs: Vec<Outcome<T>> = [1, 2, 8, 2]

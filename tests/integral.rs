@@ -51,9 +51,15 @@ fn pi_from_the_expression_in_every_precision() {
         assert!(got >= min_digits, "{precision}: {got:.1} digits: {est}");
         assert_eq!(est.levels as usize, est.table.len());
         assert_eq!(est.stages.len(), est.levels as usize);
-        assert_eq!(est.stages.iter().map(|s| s.points).sum::<u64>(), est.evaluations);
+        assert_eq!(
+            est.stages.iter().map(|s| s.points).sum::<u64>(),
+            est.evaluations
+        );
         assert!(est.stages.iter().all(|s| s.device == "cpu (2 threads)"));
-        println!("{precision}: {got:.1} digits, {} evaluations, {:?}", est.evaluations, est.elapsed);
+        println!(
+            "{precision}: {got:.1} digits, {} evaluations, {:?}",
+            est.evaluations, est.elapsed
+        );
     }
 }
 
@@ -101,7 +107,10 @@ fn rust_functions_in_every_precision() {
             (-(x * x)).exp()
         }
     }
-    let f64_est = Integral::from_fn(Gauss).over(0.0..1.0).compute().expect("integrates");
+    let f64_est = Integral::from_fn(Gauss)
+        .over(0.0..1.0)
+        .compute()
+        .expect("integrates");
     let dd_est = Integral::from_fn(Gauss)
         .over(0.0..1.0)
         .precision(Precision::Dd)
@@ -116,10 +125,22 @@ fn rust_functions_in_every_precision() {
 
 #[test]
 fn reversed_and_empty_intervals() {
-    let forward = Integral::new("exp(x)").expect("parses").over(0.0..2.0).compute().expect("ok");
-    let backward = Integral::new("exp(x)").expect("parses").over(2.0..0.0).compute().expect("ok");
+    let forward = Integral::new("exp(x)")
+        .expect("parses")
+        .over(0.0..2.0)
+        .compute()
+        .expect("ok");
+    let backward = Integral::new("exp(x)")
+        .expect("parses")
+        .over(2.0..0.0)
+        .compute()
+        .expect("ok");
     assert_eq!(backward.value.to_f64(), -forward.value.to_f64());
-    let empty = Integral::new("exp(x)").expect("parses").over(1.0..1.0).compute().expect("ok");
+    let empty = Integral::new("exp(x)")
+        .expect("parses")
+        .over(1.0..1.0)
+        .compute()
+        .expect("ok");
     assert_eq!(empty.value.to_f64(), 0.0);
     assert_eq!(empty.evaluations, 0);
 }
@@ -130,22 +151,41 @@ fn errors_say_what_and_where() {
     assert!(matches!(err, Error::Expression(_)));
     assert!(err.to_string().contains("did you mean 'sin'"), "{err}");
 
-    let err = Integral::new("x").expect("parses").compute().expect_err("no bounds");
-    assert!(matches!(err, Error::InvalidOption { option: "bounds", .. }), "{err}");
+    let err = Integral::new("x")
+        .expect("parses")
+        .compute()
+        .expect_err("no bounds");
+    assert!(
+        matches!(
+            err,
+            Error::InvalidOption {
+                option: "bounds",
+                ..
+            }
+        ),
+        "{err}"
+    );
 
     let err = Integral::new("x")
         .expect("parses")
         .bounds("0", "pi/")
         .compute()
         .expect_err("bad bound");
-    assert!(matches!(err, Error::InvalidBound { which: "upper", .. }), "{err}");
+    assert!(
+        matches!(err, Error::InvalidBound { which: "upper", .. }),
+        "{err}"
+    );
 
     let err = Integral::new("x")
         .expect("parses")
         .over(0.0..f64::INFINITY)
         .compute()
         .expect_err("infinite");
-    assert!(err.to_string().contains("infinite intervals will come with tanh-sinh"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("infinite intervals will come with tanh-sinh"),
+        "{err}"
+    );
 
     let err = Integral::new("1/x")
         .expect("parses")
@@ -163,17 +203,52 @@ fn errors_say_what_and_where() {
         .subintervals(4)
         .compute()
         .expect_err("subintervals are Romberg's");
-    assert!(matches!(err, Error::InvalidOption { option: "subintervals", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::InvalidOption {
+                option: "subintervals",
+                ..
+            }
+        ),
+        "{err}"
+    );
 
-    let err = Integral::new("x").expect("parses").over(0.0..1.0).threads(5000).compute();
-    assert!(matches!(err, Err(Error::InvalidOption { option: "threads", .. })));
+    let err = Integral::new("x")
+        .expect("parses")
+        .over(0.0..1.0)
+        .threads(5000)
+        .compute();
+    assert!(matches!(
+        err,
+        Err(Error::InvalidOption {
+            option: "threads",
+            ..
+        })
+    ));
 
-    let err = Integral::new("x").expect("parses").over(0.0..1.0).tolerance(f64::NAN).compute();
-    assert!(matches!(err, Err(Error::InvalidOption { option: "tolerance", .. })));
+    let err = Integral::new("x")
+        .expect("parses")
+        .over(0.0..1.0)
+        .tolerance(f64::NAN)
+        .compute();
+    assert!(matches!(
+        err,
+        Err(Error::InvalidOption {
+            option: "tolerance",
+            ..
+        })
+    ));
 
     let two_d = Expr::parse("x*y", 2).expect("parses");
     let err = Integral::from_integrand(two_d).over(0.0..1.0).compute();
-    assert!(matches!(err, Err(Error::InvalidOption { option: "integrand", .. })));
+    assert!(matches!(
+        err,
+        Err(Error::InvalidOption {
+            option: "integrand",
+            ..
+        })
+    ));
 }
 
 #[test]

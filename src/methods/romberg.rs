@@ -44,11 +44,6 @@ struct Region<T> {
 }
 
 impl<T: Real> Region<T> {
-    /// The latest level (2^level intervals).
-    fn level(&self) -> u32 {
-        self.table.len() as u32 - 1
-    }
-
     /// Its error estimate: the change of the diagonal, never below the rounding floor.
     fn error(&self) -> f64 {
         let best = self.table.best();
