@@ -7,6 +7,11 @@
 
 use crate::eft::{quick_two_sum, two_prod, two_sum};
 
+/// 2^960: above it, `div_dd` scales the divisor down first.
+const HUGE_DIVISOR: f64 = 9.7453140114e288;
+/// 2^-128, the exact scale factor for huge divisors.
+const TWO_M128: f64 = 2.938735877055719e-39;
+
 /// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
 ///
 /// `#[repr(C)]` so that a slice of `Dd` is a slice of `2n` doubles that can be copied to a GPU.
@@ -33,10 +38,10 @@ impl Dd {
     pub const NEG_INFINITY: Dd = Dd::new(f64::NEG_INFINITY, 0.0);
     /// 2^-104: the gap between 1 and the next larger double-double, taken as the precision
     /// of a normalised sum of two doubles (Hida–Li–Bailey's `dd_real::_eps`).
-    pub const EPSILON: Dd = Dd::new(4.930380657631323783823303533017413935457540219431e-32, 0.0);
+    pub const EPSILON: Dd = Dd::new(4.930380657631324e-32, 0.0);
     /// The smallest positive double-double that keeps full precision: below 2^-969 the
     /// trailing component underflows.
-    pub const MIN_POSITIVE: Dd = Dd::new(2.0041683600089728e-292, 0.0);
+    pub const MIN_POSITIVE: Dd = Dd::new(2.004168360008973e-292, 0.0);
     /// The largest finite double-double.
     pub const MAX: Dd = Dd::new(f64::MAX, 9.979201547673598e291);
 
@@ -68,10 +73,17 @@ impl Dd {
 
     /// `(hi, lo)` when `hi` is finite; otherwise the special value `special` alone, so that
     /// infinities and NaN never leave a NaN trailing component behind.
+    ///
+    /// `special` is the leading intermediate (the rounded sum or product of the leading
+    /// components). When it is finite but `hi` is not, the final normalisation rounded past the
+    /// largest double: a genuine overflow, whose answer is `hi` itself (±inf), not the finite
+    /// intermediate.
     #[inline(always)]
     fn finite_or(hi: f64, lo: f64, special: f64) -> Dd {
         if hi.is_finite() {
             Dd::new(hi, lo)
+        } else if special.is_finite() {
+            Dd::new(hi, 0.0)
         } else {
             Dd::new(special, 0.0)
         }
@@ -132,8 +144,16 @@ impl Dd {
 
     /// `self / b`, JMP17 Alg. 18 (DWDivDW3: a Newton reciprocal, then a product), relative
     /// error below 9.8u².
+    ///
+    /// A divisor above 2^960 is first scaled by 2^-128 (exactly), and the quotient back:
+    /// otherwise the reciprocal's trailing part, about 2^-53 of a reciprocal below 2^-960, and
+    /// for a divisor above 2^1022 the reciprocal itself, would be subnormal and lose bits.
     #[inline]
     pub fn div_dd(self, b: Dd) -> Dd {
+        if b.hi.abs() > HUGE_DIVISOR && b.hi.is_finite() {
+            let q = self.div_dd(Dd::new(b.hi * TWO_M128, b.lo * TWO_M128));
+            return Dd::new(q.hi * TWO_M128, q.lo * TWO_M128);
+        }
         let th = 1.0 / b.hi;
         if !(th.is_finite() && th != 0.0 && self.hi.is_finite()) {
             // b is zero, infinite, NaN or so large that 1/b underflows; or self is not finite.
@@ -160,7 +180,7 @@ impl Dd {
         let d = dt + self.lo;
         let tl = d / b;
         let (zh, zl) = quick_two_sum(th, tl);
-        Dd::new(zh, zl)
+        Dd::finite_or(zh, zl, th)
     }
 
     /// `1 / self`.

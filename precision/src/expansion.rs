@@ -41,6 +41,9 @@ pub(crate) trait Expansion:
     const LN_10: Self;
 
     fn from_f64(x: f64) -> Self;
+    /// Rebuilds a value from its first `COMPONENTS` normalised components (tables of
+    /// constants are stored as four components and cut to the type).
+    fn from_components(c: &[f64]) -> Self;
     /// The leading component.
     fn hi(self) -> f64;
     /// The components, most significant first.
@@ -76,6 +79,10 @@ macro_rules! impl_expansion {
             #[inline(always)]
             fn from_f64(x: f64) -> $t {
                 $t::from_f64(x)
+            }
+            #[inline(always)]
+            fn from_components(c: &[f64]) -> $t {
+                $t::from_components(c)
             }
             #[inline(always)]
             fn hi(self) -> f64 {

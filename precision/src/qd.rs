@@ -29,16 +29,17 @@ impl Qd {
     pub const INFINITY: Qd = Qd([f64::INFINITY, 0.0, 0.0, 0.0]);
     pub const NEG_INFINITY: Qd = Qd([f64::NEG_INFINITY, 0.0, 0.0, 0.0]);
     /// 2^-209, the precision of a normalised quad-double (HLB's `qd_real::_eps`).
-    pub const EPSILON: Qd = Qd([1.215432671457254239676575010503930515e-63, 0.0, 0.0, 0.0]);
+    pub const EPSILON: Qd = Qd([1.2154326714572542e-63, 0.0, 0.0, 0.0]);
     /// The smallest positive quad-double that keeps full precision: below 2^-863 the last
     /// component underflows.
     pub const MIN_POSITIVE: Qd = Qd([1.6259745436952323e-260, 0.0, 0.0, 0.0]);
-    /// The largest finite quad-double.
+    /// The largest finite quad-double: `f64::MAX` followed by the largest components that
+    /// still round into the one before, `2^970 - 2^917`, `2^916 - 2^863`, `2^862 - 2^809`.
     pub const MAX: Qd = Qd([
         f64::MAX,
         9.979201547673598e291,
-        5.539569662801113e275,
-        3.0750788930784053e259,
+        5.5395696628011126e275,
+        3.075078893078405e259,
     ]);
 
     /// Builds a quad-double from components that are already normalised.
@@ -266,17 +267,25 @@ impl Qd {
     ///
     /// Newton's iteration for `1/sqrt(a)`, `x += x (1/2 - (a/2) x²)`, which needs no division,
     /// three times from the double estimate (53 → 106 → 212 bits), then `sqrt(a) = a x` (HLB).
+    ///
+    /// The argument is first scaled exactly by an even power of two into [1, 4), and the root
+    /// back by half of it: for a large `a`, `x²` would be subnormal (and for a tiny one `a x²`
+    /// would lose its trailing components), costing up to 150 bits near the ends of the range.
     pub fn sqrt(self) -> Qd {
         let a0 = self.0[0];
         if a0 <= 0.0 || !a0.is_finite() {
             return Qd::from_f64(a0.sqrt());
         }
-        let half_a = self.ldexp(-1);
-        let mut x = Qd::from_f64(1.0 / a0.sqrt());
+        // The binary exponent of a0 (-1023 for a subnormal, which the scaling still brings
+        // near 1), halved towards minus infinity.
+        let half_exp = ((((a0.to_bits() >> 52) & 0x7ff) as i32) - 1023) >> 1;
+        let a = self.ldexp(-2 * half_exp);
+        let half_a = a.ldexp(-1);
+        let mut x = Qd::from_f64(1.0 / a.0[0].sqrt());
         for _ in 0..3 {
             x += x * (0.5 - half_a * x.sqr());
         }
-        self * x
+        (a * x).ldexp(half_exp)
     }
 
     /// `self * 2^k`, exact unless the result over- or underflows.
@@ -429,6 +438,11 @@ fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
         let (hi, lo) = quick_two_sum(c[i], s);
         c[i + 1] = lo;
         s = hi;
+    }
+    if !s.is_finite() {
+        // The leading sum rounded past the largest double: a genuine overflow, returned as
+        // ±inf rather than left for the next pass to turn into inf - inf = NaN.
+        return Qd::from_f64(s);
     }
     c[0] = s;
 

@@ -135,7 +135,12 @@ pub struct MaxError {
 
 impl MaxError {
     pub fn new(name: impl Into<String>) -> MaxError {
-        MaxError { name: name.into(), worst: 0.0, at: String::new(), count: 0 }
+        MaxError {
+            name: name.into(),
+            worst: 0.0,
+            at: String::new(),
+            count: 0,
+        }
     }
 
     /// Records one comparison; a NaN where MPFR has a number counts as an infinite error.

@@ -1,0 +1,129 @@
+//! The constants of `Dd` and `Qd` against MPFR: each must be the correctly rounded component
+//! sequence of the true value (every component the nearest double to what the ones before it
+//! leave), and the limits (`EPSILON`, `MIN_POSITIVE`, `MAX`) must be what their docs say.
+
+mod common;
+
+use common::{Exact, PREC};
+use precision::{Dd, Qd};
+use rug::float::Constant;
+use rug::Float;
+
+/// The true values at 480 bits, by name.
+fn reference(name: &str) -> Float {
+    let pi = Float::with_val(PREC, Constant::Pi);
+    match name {
+        "PI" => pi,
+        "TAU" => pi * 2,
+        "FRAC_PI_2" => pi / 2,
+        "FRAC_PI_4" => pi / 4,
+        "E" => Float::with_val(PREC, 1).exp(),
+        "LN_2" => Float::with_val(PREC, Constant::Log2),
+        "LN_10" => Float::with_val(PREC, 10).ln(),
+        _ => unreachable!("no reference for {name}"),
+    }
+}
+
+/// Asserts that `got` is the component-by-component rounding of `want`.
+fn assert_correctly_rounded<T: Exact + PartialEq>(name: &str, got: T, want: &Float) {
+    let expected = T::from_mpfr(want);
+    assert_eq!(got, expected, "{}::{name}: want {expected:?}", T::NAME);
+}
+
+#[test]
+fn dd_constants_are_correctly_rounded() {
+    let table = [
+        ("PI", Dd::PI),
+        ("TAU", Dd::TAU),
+        ("FRAC_PI_2", Dd::FRAC_PI_2),
+        ("FRAC_PI_4", Dd::FRAC_PI_4),
+        ("E", Dd::E),
+        ("LN_2", Dd::LN_2),
+        ("LN_10", Dd::LN_10),
+    ];
+    for (name, c) in table {
+        assert_correctly_rounded(name, c, &reference(name));
+    }
+}
+
+#[test]
+fn qd_constants_are_correctly_rounded() {
+    let table = [
+        ("PI", Qd::PI),
+        ("TAU", Qd::TAU),
+        ("FRAC_PI_2", Qd::FRAC_PI_2),
+        ("FRAC_PI_4", Qd::FRAC_PI_4),
+        ("E", Qd::E),
+        ("LN_2", Qd::LN_2),
+        ("LN_10", Qd::LN_10),
+    ];
+    for (name, c) in table {
+        assert_correctly_rounded(name, c, &reference(name));
+    }
+}
+
+/// 2^k exactly, at 480 bits.
+fn pow2(k: i32) -> Float {
+    Float::with_val(PREC, 1) << k
+}
+
+#[test]
+fn dd_limits() {
+    assert_eq!(Dd::EPSILON.to_mpfr(), pow2(-104));
+    assert_eq!(Dd::EPSILON.lo, 0.0);
+    // The documented threshold of full precision.
+    assert_eq!(Dd::MIN_POSITIVE.to_mpfr(), pow2(-969));
+    assert_eq!(Dd::MIN_POSITIVE.lo, 0.0);
+
+    let max = Dd::MAX;
+    assert!(max.hi.is_finite() && max.lo.is_finite());
+    // Normalised: the components are what rounding the value component by component gives.
+    assert_eq!(Dd::from_mpfr(&max.to_mpfr()), max);
+    assert_eq!(max.hi + max.lo, max.hi);
+    // Largest: the next trailing component would round the sum to infinity.
+    assert_eq!(max.hi, f64::MAX);
+    assert!((max.hi + max.lo.next_up()).is_infinite());
+    // And one relative epsilon more overflows.
+    assert_eq!((max * (Dd::ONE + Dd::EPSILON)).hi, f64::INFINITY);
+    assert_eq!((max + max.lo).hi, f64::INFINITY);
+}
+
+#[test]
+fn qd_limits() {
+    assert_eq!(Qd::EPSILON.to_mpfr(), pow2(-209));
+    assert_eq!(Qd::EPSILON.0[1..], [0.0; 3]);
+    assert_eq!(Qd::MIN_POSITIVE.to_mpfr(), pow2(-863));
+    assert_eq!(Qd::MIN_POSITIVE.0[1..], [0.0; 3]);
+
+    let max = Qd::MAX;
+    assert!(max.0.iter().all(|c| c.is_finite()));
+    assert_eq!(Qd::from_mpfr(&max.to_mpfr()), max);
+    assert_eq!(max.0[0], f64::MAX);
+    // Each component is as large as it can be while still rounding into the one before it.
+    for k in 0..3 {
+        assert_eq!(max.0[k] + max.0[k + 1], max.0[k], "component {}", k + 1);
+        let bigger = max.0[k + 1].next_up();
+        assert!(
+            max.0[k] + bigger != max.0[k],
+            "component {} is not the largest",
+            k + 1
+        );
+    }
+    assert_eq!((max * (Qd::ONE + Qd::EPSILON)).0[0], f64::INFINITY);
+    // Adding the last component again goes past MAX: the leading two components then round
+    // to infinity as a double (the sum is not flagged as infinite component-wise, see
+    // precision/README.md).
+    assert!((max + max.0[3]).to_f64().is_infinite());
+}
+
+#[test]
+fn constants_agree_with_f64() {
+    assert_eq!(Dd::PI.hi, std::f64::consts::PI);
+    assert_eq!(Dd::E.hi, std::f64::consts::E);
+    assert_eq!(Dd::LN_2.hi, std::f64::consts::LN_2);
+    assert_eq!(Dd::LN_10.hi, std::f64::consts::LN_10);
+    assert_eq!(Qd::TAU.0[0], std::f64::consts::TAU);
+    // The Qd constants extend the Dd ones where the Dd ones are the correct rounding.
+    assert_eq!(Qd::PI.to_dd(), Dd::PI);
+    assert_eq!(Qd::LN_2.to_dd(), Dd::LN_2);
+}
