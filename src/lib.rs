@@ -2,6 +2,7 @@
 //! and NVIDIA GPUs.
 
 pub mod expr;
+pub mod gpu;
 pub mod integrand;
 
 pub use precision;

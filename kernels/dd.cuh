@@ -1,0 +1,174 @@
+// Double-double arithmetic on the device.
+// Twin of precision/src/dd.rs, function for function and operation for operation:
+//   dd_add <-> Dd::add_dd    dd_add_f64 <-> Dd::add_f64    dd_mul <-> Dd::mul_dd
+//   dd_mul_f64 <-> Dd::mul_f64    dd_sqr <-> Dd::sqr    dd_div <-> Dd::div_dd
+//   dd_div_f64 <-> Dd::div_f64    dd_sqrt <-> Dd::sqrt    dd_from_u64 <-> From<u64>
+// The operators at the end follow precision/src/ops.rs (a - b is a + (-b), and so on).
+// Any change here is a change there too; tests/gpu_arith.rs compares the two bit for bit.
+#pragma once
+#include "eft.cuh"
+
+struct dd_t {
+    double hi;
+    double lo;
+};
+
+__device__ __forceinline__ dd_t dd_make(double hi, double lo) {
+    dd_t r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+
+__device__ __forceinline__ dd_t dd_from_f64(double x) { return dd_make(x, 0.0); }
+
+// (hi, lo) when hi is finite, else the special value alone (Dd::finite_or).
+__device__ __forceinline__ dd_t dd_finite_or(double hi, double lo, double special) {
+    return isfinite(hi) ? dd_make(hi, lo) : dd_make(special, 0.0);
+}
+
+__device__ __forceinline__ dd_t dd_neg(dd_t a) { return dd_make(-a.hi, -a.lo); }
+
+__device__ __forceinline__ double dd_to_f64(dd_t a) { return a.hi + a.lo; }
+
+// The exact sum of two doubles.
+__device__ __forceinline__ dd_t dd_from_sum(double a, double b) {
+    double hi, lo;
+    two_sum(a, b, hi, lo);
+    return dd_finite_or(hi, lo, a + b);
+}
+
+// The exact product of two doubles (barring underflow).
+__device__ __forceinline__ dd_t dd_from_prod(double a, double b) {
+    double hi, lo;
+    two_prod(a, b, hi, lo);
+    return dd_finite_or(hi, lo, hi);
+}
+
+// Exact conversion of x < 2^63: the top 53 bits and the remainder are each a double.
+__device__ __forceinline__ dd_t dd_from_u64(unsigned long long x) {
+    double hi = __ull2double_rn(x);
+    // hi may round up past x: the difference is then negative, and exact as a signed integer.
+    double rest = __ll2double_rn((long long)(x - __double2ull_rn(hi)));
+    double zh, zl;
+    quick_two_sum(hi, rest, zh, zl);
+    return dd_make(zh, zl);
+}
+
+// a + b, JMP17 Alg. 6 (AccurateDWPlusDW).
+__device__ __forceinline__ dd_t dd_add(dd_t a, dd_t b) {
+    double sh, sl, th, tl, vh, vl, zh, zl;
+    two_sum(a.hi, b.hi, sh, sl);
+    two_sum(a.lo, b.lo, th, tl);
+    double c = sl + th;
+    quick_two_sum(sh, c, vh, vl);
+    double w = tl + vl;
+    quick_two_sum(vh, w, zh, zl);
+    return dd_finite_or(zh, zl, sh);
+}
+
+// a + b, JMP17 Alg. 4 (DWPlusFP).
+__device__ __forceinline__ dd_t dd_add_f64(dd_t a, double b) {
+    double sh, sl, zh, zl;
+    two_sum(a.hi, b, sh, sl);
+    double v = a.lo + sl;
+    quick_two_sum(sh, v, zh, zl);
+    return dd_finite_or(zh, zl, sh);
+}
+
+// a * b, JMP17 Alg. 12 (DWTimesDW3).
+__device__ __forceinline__ dd_t dd_mul(dd_t a, dd_t b) {
+    double ch, cl1, zh, zl;
+    two_prod(a.hi, b.hi, ch, cl1);
+    double tl0 = a.lo * b.lo;
+    double tl1 = __fma_rn(a.hi, b.lo, tl0);
+    double cl2 = __fma_rn(a.lo, b.hi, tl1);
+    double cl3 = cl1 + cl2;
+    quick_two_sum(ch, cl3, zh, zl);
+    return dd_finite_or(zh, zl, ch);
+}
+
+// a * b, JMP17 Alg. 10 (DWTimesFP3).
+__device__ __forceinline__ dd_t dd_mul_f64(dd_t a, double b) {
+    double ch, cl1, zh, zl;
+    two_prod(a.hi, b, ch, cl1);
+    double cl3 = __fma_rn(a.lo, b, cl1);
+    quick_two_sum(ch, cl3, zh, zl);
+    return dd_finite_or(zh, zl, ch);
+}
+
+// a * a, the two cross products folded into one.
+__device__ __forceinline__ dd_t dd_sqr(dd_t a) {
+    double ch, cl1, zh, zl;
+    two_prod(a.hi, a.hi, ch, cl1);
+    double tl0 = a.lo * a.lo;
+    double cl2 = __fma_rn(2.0 * a.hi, a.lo, tl0);
+    double cl3 = cl1 + cl2;
+    quick_two_sum(ch, cl3, zh, zl);
+    return dd_finite_or(zh, zl, ch);
+}
+
+// a / b, JMP17 Alg. 18 (DWDivDW3).
+__device__ __forceinline__ dd_t dd_div(dd_t a, dd_t b) {
+    double th = 1.0 / b.hi;
+    if (!(isfinite(th) && th != 0.0 && isfinite(a.hi))) {
+        return dd_from_f64(a.hi / b.hi);
+    }
+    double rh = __fma_rn(-b.hi, th, 1.0);
+    double rl = -b.lo * th;
+    double eh, el;
+    quick_two_sum(rh, rl, eh, el);
+    dd_t delta = dd_mul_f64(dd_make(eh, el), th);
+    dd_t m = dd_add_f64(delta, th);
+    return dd_mul(a, m);
+}
+
+// a / b, JMP17 Alg. 15 (DWDivFP3).
+__device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
+    double th = a.hi / b;
+    if (!(isfinite(th) && isfinite(b)) || b == 0.0) {
+        return dd_from_f64(th);
+    }
+    double ph, pl, zh, zl;
+    two_prod(th, b, ph, pl);
+    double dh = a.hi - ph;
+    double dt = dh - pl;
+    double d = dt + a.lo;
+    double tl = d / b;
+    quick_two_sum(th, tl, zh, zl);
+    return dd_make(zh, zl);
+}
+
+// 1 / a.
+__device__ __forceinline__ dd_t dd_recip(dd_t a) { return dd_div(dd_from_f64(1.0), a); }
+
+// Square root: one Newton correction with an exact fma residual (Lefevre-Louvet-Muller-Picot
+// 2022, SQRTDWtoDW).
+__device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
+    if (a.hi <= 0.0 || !isfinite(a.hi)) {
+        return dd_make(sqrt(a.hi), 0.0);
+    }
+    double sh = sqrt(a.hi);
+    double r1 = __fma_rn(-sh, sh, a.hi);
+    double r2 = a.lo + r1;
+    double sl = r2 / (2.0 * sh);
+    double zh, zl;
+    quick_two_sum(sh, sl, zh, zl);
+    return dd_make(zh, zl);
+}
+
+// Operators, as precision/src/ops.rs defines them for Dd.
+__device__ __forceinline__ dd_t operator-(dd_t a) { return dd_neg(a); }
+__device__ __forceinline__ dd_t operator+(dd_t a, dd_t b) { return dd_add(a, b); }
+__device__ __forceinline__ dd_t operator-(dd_t a, dd_t b) { return dd_add(a, dd_neg(b)); }
+__device__ __forceinline__ dd_t operator*(dd_t a, dd_t b) { return dd_mul(a, b); }
+__device__ __forceinline__ dd_t operator/(dd_t a, dd_t b) { return dd_div(a, b); }
+__device__ __forceinline__ dd_t operator+(dd_t a, double b) { return dd_add_f64(a, b); }
+__device__ __forceinline__ dd_t operator-(dd_t a, double b) { return dd_add_f64(a, -b); }
+__device__ __forceinline__ dd_t operator*(dd_t a, double b) { return dd_mul_f64(a, b); }
+__device__ __forceinline__ dd_t operator/(dd_t a, double b) { return dd_div_f64(a, b); }
+__device__ __forceinline__ dd_t operator+(double a, dd_t b) { return dd_add_f64(b, a); }
+__device__ __forceinline__ dd_t operator-(double a, dd_t b) { return dd_add_f64(dd_neg(b), a); }
+__device__ __forceinline__ dd_t operator*(double a, dd_t b) { return dd_mul_f64(b, a); }
+__device__ __forceinline__ dd_t operator/(double a, dd_t b) { return dd_div(dd_from_f64(a), b); }
+__device__ __forceinline__ dd_t sqrt(dd_t a) { return dd_sqrt(a); }

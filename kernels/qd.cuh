@@ -1,0 +1,352 @@
+// Quad-double arithmetic on the device.
+// Twin of precision/src/qd.rs, function for function and operation for operation:
+//   qd_add <-> Qd::add_qd (HLB ieee_add)    qd_add_f64 <-> Qd::add_f64
+//   qd_mul <-> Qd::mul_qd (HLB accurate_mul)    qd_mul_f64 <-> Qd::mul_f64
+//   qd_div <-> Qd::div_qd    qd_div_f64 <-> Qd::div_f64    qd_sqrt <-> Qd::sqrt
+//   qd_renormalise <-> renormalise    qd_quick_three_accum <-> quick_three_accum
+// The operators at the end follow precision/src/ops.rs (a - b is a + (-b), and so on).
+// Any change here is a change there too; tests/gpu_arith.rs compares the two bit for bit.
+#pragma once
+#include "dd.cuh"
+
+struct qd_t {
+    double x[4];
+};
+
+__device__ __forceinline__ qd_t qd_make(double x0, double x1, double x2, double x3) {
+    qd_t r;
+    r.x[0] = x0;
+    r.x[1] = x1;
+    r.x[2] = x2;
+    r.x[3] = x3;
+    return r;
+}
+
+__device__ __forceinline__ qd_t qd_from_f64(double a) { return qd_make(a, 0.0, 0.0, 0.0); }
+
+__device__ __forceinline__ qd_t qd_from_dd(dd_t a) { return qd_make(a.hi, a.lo, 0.0, 0.0); }
+
+__device__ __forceinline__ qd_t qd_neg(qd_t a) {
+    return qd_make(-a.x[0], -a.x[1], -a.x[2], -a.x[3]);
+}
+
+__device__ __forceinline__ double qd_to_f64(qd_t a) { return a.x[0] + a.x[1]; }
+
+// Component i of v, or v.x[3] for i >= 3. Indexing with a run-time i would put v in local
+// memory; this chain of selects keeps it in registers and reads the same value.
+__device__ __forceinline__ double qd_get(const qd_t &v, int i) {
+    return i == 0 ? v.x[0] : i == 1 ? v.x[1] : i == 2 ? v.x[2] : v.x[3];
+}
+
+// v.x[i] = value for i in 0..3, in registers (see qd_get).
+__device__ __forceinline__ void qd_set(qd_t &v, int i, double value) {
+    v.x[0] = i == 0 ? value : v.x[0];
+    v.x[1] = i == 1 ? value : v.x[1];
+    v.x[2] = i == 2 ? value : v.x[2];
+    v.x[3] = i == 3 ? value : v.x[3];
+}
+
+// HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros.
+template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
+    if (!isfinite(c[0])) {
+        return qd_from_f64(c[0]);
+    }
+    double s = c[N - 1];
+#pragma unroll
+    for (int i = N - 2; i >= 0; --i) {
+        double hi, lo;
+        quick_two_sum(c[i], s, hi, lo);
+        c[i + 1] = lo;
+        s = hi;
+    }
+    c[0] = s;
+
+    qd_t out = qd_make(0.0, 0.0, 0.0, 0.0);
+    int k = 0;
+    s = c[0];
+#pragma unroll
+    for (int i = 1; i < N; ++i) {
+        if (k == 3) {
+            s += c[i];
+            continue;
+        }
+        double hi, lo;
+        quick_two_sum(s, c[i], hi, lo);
+        if (lo != 0.0) {
+            qd_set(out, k, hi);
+            k += 1;
+            s = lo;
+        } else {
+            s = hi;
+        }
+    }
+    qd_set(out, k, s);
+    return out;
+}
+
+// Adds c to the two-term accumulator (a, b); returns a finished component or 0 (HLB).
+__device__ __forceinline__ double qd_quick_three_accum(double &a, double &b, double c) {
+    double s, eb, ea;
+    two_sum(b, c, s, eb);
+    two_sum(a, s, s, ea);
+    if (ea != 0.0 && eb != 0.0) {
+        a = ea;
+        b = eb;
+        return s;
+    }
+    if (eb == 0.0) {
+        b = ea;
+        a = s;
+        return 0.0;
+    }
+    a = s;
+    b = eb;
+    return 0.0;
+}
+
+// Yields the components of two quad-doubles, largest magnitude first (MergeByMagnitude).
+struct qd_merge {
+    qd_t a;
+    qd_t b;
+    int i;
+    int j;
+
+    __device__ __forceinline__ bool is_empty() const { return i >= 4 && j >= 4; }
+
+    __device__ __forceinline__ double take() {
+        bool from_a = j >= 4 || (i < 4 && fabs(qd_get(a, i)) > fabs(qd_get(b, j)));
+        if (from_a) {
+            i += 1;
+            return qd_get(a, i - 1);
+        }
+        j += 1;
+        return qd_get(b, j - 1);
+    }
+
+    // The plain sum of what has not been taken: a's rest in order, then b's.
+    __device__ __forceinline__ double rest() const {
+        double r = 0.0;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k >= i) r += a.x[k];
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k >= j) r += b.x[k];
+        }
+        return r;
+    }
+};
+
+// a + b with IEEE-style accuracy under cancellation (HLB ieee_add).
+__device__ __forceinline__ qd_t qd_add(qd_t a, qd_t b) {
+    double lead = a.x[0] + b.x[0];
+    if (!isfinite(lead)) {
+        return qd_from_f64(lead);
+    }
+    qd_merge merge;
+    merge.a = a;
+    merge.b = b;
+    merge.i = 0;
+    merge.j = 0;
+    double first = merge.take();
+    double second = merge.take();
+    double u, v;
+    quick_two_sum(first, second, u, v);
+    qd_t x = qd_make(0.0, 0.0, 0.0, 0.0);
+    int k = 0;
+    while (k < 4) {
+        if (merge.is_empty()) {
+            qd_set(x, k, u);
+            if (k < 3) {
+                qd_set(x, k + 1, v);
+            }
+            break;
+        }
+        double t = merge.take();
+        double s = qd_quick_three_accum(u, v, t);
+        if (s != 0.0) {
+            qd_set(x, k, s);
+            k += 1;
+        }
+    }
+    x.x[3] += merge.rest();
+    return qd_renormalise<4>(x.x);
+}
+
+// a + b for a double: an exact chain of TwoSums, then renormalisation (HLB).
+__device__ __forceinline__ qd_t qd_add_f64(qd_t a, double b) {
+    double c[5], e;
+    two_sum(a.x[0], b, c[0], e);
+    if (!isfinite(c[0])) {
+        return qd_from_f64(c[0]);
+    }
+    two_sum(a.x[1], e, c[1], e);
+    two_sum(a.x[2], e, c[2], e);
+    two_sum(a.x[3], e, c[3], e);
+    c[4] = e;
+    return qd_renormalise<5>(c);
+}
+
+__device__ __forceinline__ qd_t qd_add_dd(qd_t a, dd_t b) { return qd_add(a, qd_from_dd(b)); }
+
+// a * b: partial products down to O(eps^3) exactly, O(eps^4) in doubles (HLB accurate_mul).
+__device__ __forceinline__ qd_t qd_mul(qd_t a, qd_t b) {
+    double a0 = a.x[0], a1 = a.x[1], a2 = a.x[2], a3 = a.x[3];
+    double b0 = b.x[0], b1 = b.x[1], b2 = b.x[2], b3 = b.x[3];
+    double p0, q0;
+    two_prod(a0, b0, p0, q0);
+    if (!isfinite(p0)) {
+        return qd_from_f64(p0);
+    }
+    double p1, q1, p2, q2;
+    two_prod(a0, b1, p1, q1);
+    two_prod(a1, b0, p2, q2);
+    double p3, q3, p4, q4, p5, q5;
+    two_prod(a0, b2, p3, q3);
+    two_prod(a1, b1, p4, q4);
+    two_prod(a2, b0, p5, q5);
+
+    three_sum(p1, p2, q0, p1, p2, q0);
+    // Six-three sum of (p2, q1, q2) and (p3, p4, p5) into (s0, s1, s2).
+    three_sum(p2, q1, q2, p2, q1, q2);
+    three_sum(p3, p4, p5, p3, p4, p5);
+    double s0, t0, s1, t1;
+    two_sum(p2, p3, s0, t0);
+    two_sum(q1, p4, s1, t1);
+    double s2 = q2 + p5;
+    two_sum(s1, t0, s1, t0);
+    s2 = s2 + (t0 + t1);
+
+    // O(eps^3) terms: nine-two sum into (t0, t1).
+    double p6, q6, p7, q7, p8, q8, p9, q9;
+    two_prod(a0, b3, p6, q6);
+    two_prod(a1, b2, p7, q7);
+    two_prod(a2, b1, p8, q8);
+    two_prod(a3, b0, p9, q9);
+    two_sum(q0, q3, q0, q3);
+    two_sum(q4, q5, q4, q5);
+    two_sum(p6, p7, p6, p7);
+    two_sum(p8, p9, p8, p9);
+    two_sum(q0, q4, t0, t1);
+    t1 = t1 + (q3 + q5);
+    double r0, r1;
+    two_sum(p6, p8, r0, r1);
+    r1 = r1 + (p7 + p9);
+    two_sum(t0, r0, q3, q4);
+    q4 = q4 + (t1 + r1);
+    two_sum(q3, s1, t0, t1);
+    t1 = t1 + q4;
+
+    // O(eps^4) terms, left to right as the host writes them.
+    t1 = t1 + a1 * b3 + a2 * b2 + a3 * b1 + q6 + q7 + q8 + q9 + s2;
+    double c[5] = {p0, p1, s0, t0, t1};
+    return qd_renormalise<5>(c);
+}
+
+// a * b for a double (HLB).
+__device__ __forceinline__ qd_t qd_mul_f64(qd_t a, double b) {
+    double a0 = a.x[0], a1 = a.x[1], a2 = a.x[2], a3 = a.x[3];
+    double p0, q0;
+    two_prod(a0, b, p0, q0);
+    if (!isfinite(p0)) {
+        return qd_from_f64(p0);
+    }
+    double p1, q1, p2, q2;
+    two_prod(a1, b, p1, q1);
+    two_prod(a2, b, p2, q2);
+    double p3 = a3 * b;
+    double s1, s2;
+    two_sum(q0, p1, s1, s2);
+    three_sum(s2, q1, p2, s2, q1, p2);
+    three_sum2(q1, q2, p3, q1, q2);
+    double s3 = q1;
+    double s4 = q2 + p2;
+    double c[5] = {p0, s1, s2, s3, s4};
+    return qd_renormalise<5>(c);
+}
+
+__device__ __forceinline__ qd_t qd_sqr(qd_t a) { return qd_mul(a, a); }
+
+// The exact product of two doubles (Qd::from_prod).
+__device__ __forceinline__ qd_t qd_from_prod(double a, double b) {
+    double p, e;
+    two_prod(a, b, p, e);
+    return qd_make(p, e, 0.0, 0.0);
+}
+
+// a / b by long division with five quotient digits (HLB accurate_div).
+__device__ __forceinline__ qd_t qd_div(qd_t a, qd_t b) {
+    double q0 = a.x[0] / b.x[0];
+    if (!(isfinite(q0) && isfinite(b.x[0])) || b.x[0] == 0.0) {
+        return qd_from_f64(q0);
+    }
+    qd_t r = qd_add(a, qd_neg(qd_mul_f64(b, q0)));
+    double q1 = r.x[0] / b.x[0];
+    r = qd_add(r, qd_neg(qd_mul_f64(b, q1)));
+    double q2 = r.x[0] / b.x[0];
+    r = qd_add(r, qd_neg(qd_mul_f64(b, q2)));
+    double q3 = r.x[0] / b.x[0];
+    r = qd_add(r, qd_neg(qd_mul_f64(b, q3)));
+    double q4 = r.x[0] / b.x[0];
+    double c[5] = {q0, q1, q2, q3, q4};
+    return qd_renormalise<5>(c);
+}
+
+// a / b for a double, by the same long division.
+__device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
+    double q0 = a.x[0] / b;
+    if (!(isfinite(q0) && isfinite(b)) || b == 0.0) {
+        return qd_from_f64(q0);
+    }
+    qd_t r = qd_add(a, qd_neg(qd_from_prod(q0, b)));
+    double q1 = r.x[0] / b;
+    r = qd_add(r, qd_neg(qd_from_prod(q1, b)));
+    double q2 = r.x[0] / b;
+    r = qd_add(r, qd_neg(qd_from_prod(q2, b)));
+    double q3 = r.x[0] / b;
+    r = qd_add(r, qd_neg(qd_from_prod(q3, b)));
+    double q4 = r.x[0] / b;
+    double c[5] = {q0, q1, q2, q3, q4};
+    return qd_renormalise<5>(c);
+}
+
+__device__ __forceinline__ qd_t qd_recip(qd_t a) { return qd_div(qd_from_f64(1.0), a); }
+
+// Square root: three Newton steps for 1/sqrt(a), x += x (1/2 - (a/2) x^2), then a x (HLB).
+__device__ __forceinline__ qd_t qd_sqrt(qd_t a) {
+    double a0 = a.x[0];
+    if (a0 <= 0.0 || !isfinite(a0)) {
+        return qd_from_f64(sqrt(a0));
+    }
+    // ldexp(-1): exact halving of each component, as the host's ldexp(c, -1) = c * 2^-1.
+    qd_t half_a = qd_make(a.x[0] * 0.5, a.x[1] * 0.5, a.x[2] * 0.5, a.x[3] * 0.5);
+    qd_t x = qd_from_f64(1.0 / sqrt(a0));
+    for (int i = 0; i < 3; ++i) {
+        // 0.5 - q is (-q).add_f64(0.5) on the host.
+        qd_t t = qd_add_f64(qd_neg(qd_mul(half_a, qd_sqr(x))), 0.5);
+        x = qd_add(x, qd_mul(x, t));
+    }
+    return qd_mul(a, x);
+}
+
+// Exact conversion of x < 2^63 (Qd::from(u64) = Qd::from_dd(Dd::from(u64))).
+__device__ __forceinline__ qd_t qd_from_u64(unsigned long long x) {
+    return qd_from_dd(dd_from_u64(x));
+}
+
+// Operators, as precision/src/ops.rs defines them for Qd.
+__device__ __forceinline__ qd_t operator-(qd_t a) { return qd_neg(a); }
+__device__ __forceinline__ qd_t operator+(qd_t a, qd_t b) { return qd_add(a, b); }
+__device__ __forceinline__ qd_t operator-(qd_t a, qd_t b) { return qd_add(a, qd_neg(b)); }
+__device__ __forceinline__ qd_t operator*(qd_t a, qd_t b) { return qd_mul(a, b); }
+__device__ __forceinline__ qd_t operator/(qd_t a, qd_t b) { return qd_div(a, b); }
+__device__ __forceinline__ qd_t operator+(qd_t a, double b) { return qd_add_f64(a, b); }
+__device__ __forceinline__ qd_t operator-(qd_t a, double b) { return qd_add_f64(a, -b); }
+__device__ __forceinline__ qd_t operator*(qd_t a, double b) { return qd_mul_f64(a, b); }
+__device__ __forceinline__ qd_t operator/(qd_t a, double b) { return qd_div_f64(a, b); }
+__device__ __forceinline__ qd_t operator+(double a, qd_t b) { return qd_add_f64(b, a); }
+__device__ __forceinline__ qd_t operator-(double a, qd_t b) { return qd_add_f64(qd_neg(b), a); }
+__device__ __forceinline__ qd_t operator*(double a, qd_t b) { return qd_mul_f64(b, a); }
+__device__ __forceinline__ qd_t operator/(double a, qd_t b) { return qd_div(qd_from_f64(a), b); }
+__device__ __forceinline__ qd_t sqrt(qd_t a) { return qd_sqrt(a); }

@@ -1,0 +1,85 @@
+// Accumulators and deterministic warp and block reductions for double, dd_t and qd_t.
+// Every reduction adds in a fixed tree order (shuffle offsets 16, 8, 4, 2, 1, then the warp
+// sums by warp 0 in the same order), so a launch of fixed shape gives the same bits every run.
+#pragma once
+#include "qd.cuh"
+
+// The type a sum of T is accumulated in: doubles are summed in double-double (a compensated
+// sum, as the host does), dd and qd in their own type.
+template <typename T> struct accumulator;
+template <> struct accumulator<double> { typedef dd_t type; };
+template <> struct accumulator<dd_t> { typedef dd_t type; };
+template <> struct accumulator<qd_t> { typedef qd_t type; };
+
+__device__ __forceinline__ void acc_zero(dd_t &a) { a = dd_make(0.0, 0.0); }
+__device__ __forceinline__ void acc_zero(qd_t &a) { a = qd_make(0.0, 0.0, 0.0, 0.0); }
+
+__device__ __forceinline__ dd_t acc_add(dd_t a, double v) { return dd_add_f64(a, v); }
+__device__ __forceinline__ dd_t acc_add(dd_t a, dd_t v) { return dd_add(a, v); }
+__device__ __forceinline__ qd_t acc_add(qd_t a, qd_t v) { return qd_add(a, v); }
+
+// The leading component, for the finiteness test of an integrand value.
+__device__ __forceinline__ double leading(double v) { return v; }
+__device__ __forceinline__ double leading(dd_t v) { return v.hi; }
+__device__ __forceinline__ double leading(qd_t v) { return v.x[0]; }
+
+// Number of doubles in each type, and their transfer to and from limb arrays.
+template <typename T> struct limbs;
+template <> struct limbs<double> { static const int count = 1; };
+template <> struct limbs<dd_t> { static const int count = 2; };
+template <> struct limbs<qd_t> { static const int count = 4; };
+
+__device__ __forceinline__ void load(const double *p, double &v) { v = p[0]; }
+__device__ __forceinline__ void load(const double *p, dd_t &v) { v = dd_make(p[0], p[1]); }
+__device__ __forceinline__ void load(const double *p, qd_t &v) {
+    v = qd_make(p[0], p[1], p[2], p[3]);
+}
+__device__ __forceinline__ void store(double *p, double v) { p[0] = v; }
+__device__ __forceinline__ void store(double *p, dd_t v) {
+    p[0] = v.hi;
+    p[1] = v.lo;
+}
+__device__ __forceinline__ void store(double *p, qd_t v) {
+    for (int k = 0; k < 4; ++k) p[k] = v.x[k];
+}
+
+// Shuffles every component down by `offset` lanes.
+__device__ __forceinline__ dd_t shfl_down(dd_t v, int offset) {
+    return dd_make(__shfl_down_sync(0xffffffffu, v.hi, offset),
+                   __shfl_down_sync(0xffffffffu, v.lo, offset));
+}
+__device__ __forceinline__ qd_t shfl_down(qd_t v, int offset) {
+    qd_t r;
+    for (int k = 0; k < 4; ++k) r.x[k] = __shfl_down_sync(0xffffffffu, v.x[k], offset);
+    return r;
+}
+
+// Sum over the warp, valid in lane 0. Every lane must call it.
+template <typename A> __device__ __forceinline__ A warp_reduce(A v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        v = acc_add(v, shfl_down(v, offset));
+    }
+    return v;
+}
+
+// Sum over the block, valid in thread 0. Every thread must call it; blockDim.x must be a
+// multiple of 32 and at most 1024.
+template <typename A> __device__ __forceinline__ A block_reduce(A v) {
+    __shared__ A warp_sums[32];
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int warps = blockDim.x >> 5;
+    v = warp_reduce(v);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        if (lane < warps) {
+            v = warp_sums[lane];
+        } else {
+            acc_zero(v);
+        }
+        v = warp_reduce(v);
+    }
+    return v;
+}

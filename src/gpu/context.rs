@@ -1,0 +1,83 @@
+//! Device discovery and one CUDA context per device, created on first use and shared by every
+//! later call in the process.
+#![deny(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::CudaContext;
+
+use super::error::{driver, GpuError, Result};
+use super::sys;
+
+/// What hpquad needs to know about a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The CUDA ordinal.
+    pub ordinal: usize,
+    /// The marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// The number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Global memory in bytes.
+    pub memory_bytes: u64,
+    /// `(major, minor)`, e.g. `(9, 0)` for the H100.
+    pub compute_capability: (u32, u32),
+}
+
+impl DeviceInfo {
+    /// The NVRTC architecture option value for this device, e.g. `sm_90`.
+    pub fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+}
+
+/// Every CUDA device on this machine. An empty list means a driver without devices; no driver
+/// at all is [`GpuError::NoDriver`].
+pub fn devices() -> Result<Vec<DeviceInfo>> {
+    let count = sys::device_count()?;
+    (0..count).map(device_info).collect()
+}
+
+/// The description of device `ordinal`.
+pub fn device_info(ordinal: usize) -> Result<DeviceInfo> {
+    let count = sys::device_count()?;
+    if ordinal >= count {
+        return Err(GpuError::NoDevice { ordinal, count });
+    }
+    let dev = sys::device(ordinal)?;
+    let attr = |a| sys::attribute(dev, a).map(|v| v.max(0) as u32);
+    Ok(DeviceInfo {
+        ordinal,
+        name: sys::name(dev)?,
+        multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        memory_bytes: sys::total_memory(dev)? as u64,
+        compute_capability: (
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ),
+    })
+}
+
+/// The process-wide context of device `ordinal`: the device's primary context, retained once.
+pub(crate) fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
+    static CONTEXTS: OnceLock<Mutex<HashMap<usize, Arc<CudaContext>>>> = OnceLock::new();
+    let count = sys::device_count()?;
+    if ordinal >= count {
+        return Err(GpuError::NoDevice { ordinal, count });
+    }
+    let mut map = CONTEXTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(ctx) = map.get(&ordinal) {
+        return Ok(ctx.clone());
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| driver("cuDevicePrimaryCtxRetain", e))?;
+    map.insert(ordinal, ctx.clone());
+    Ok(ctx)
+}

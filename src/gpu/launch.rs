@@ -1,0 +1,205 @@
+//! Every kernel launch, behind safe functions.
+//!
+//! A launch is unsafe because the driver cannot check that the arguments match the kernel's
+//! parameters or that the kernel stays inside its buffers. Here each kernel family has a
+//! typed handle that only this crate can make, from a module built from the matching source,
+//! and a launch function that allocates the buffers itself from checked lengths. Nothing
+//! outside this module can start a kernel.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg};
+
+use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
+
+/// Threads per block of every kernel here: a multiple of 32 (the block reduction needs whole
+/// warps) and at most 1024.
+pub(crate) const THREADS: u32 = 256;
+
+/// Blocks of a uniform sum at most: with 256 threads, one full wave of an H100. The grid
+/// depends on the point count alone, never on the device, so results are the same bits on
+/// every device and every run.
+pub(crate) const MAX_SUM_BLOCKS: u32 = 1024;
+
+/// The `uniform_sum` kernel of `kernels/uniform_sum.cu`, compiled for one number type.
+pub(crate) struct UniformSumKernel {
+    func: CudaFunction,
+    name: String,
+    value_limbs: usize,
+    acc_limbs: usize,
+}
+
+impl UniformSumKernel {
+    /// Takes `uniform_sum` from a module compiled from `uniform_sum.cu` with `real_t` of
+    /// `value_limbs` doubles summed in an accumulator of `acc_limbs` doubles.
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        name: &str,
+        value_limbs: usize,
+        acc_limbs: usize,
+    ) -> Result<Self> {
+        let func = module
+            .load_function("uniform_sum")
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(UniformSumKernel {
+            func,
+            name: name.to_string(),
+            value_limbs,
+            acc_limbs,
+        })
+    }
+}
+
+/// The result of a uniform sum on the device.
+pub(crate) struct SumOutput {
+    /// One accumulator per block, `acc_limbs` doubles each, in block order.
+    pub(crate) partials: Vec<f64>,
+    /// The smallest k whose integrand value was not finite, if any.
+    pub(crate) first_bad: Option<u64>,
+}
+
+/// The number of blocks a uniform sum of `count` points runs on.
+pub(crate) fn sum_blocks(count: u64) -> u32 {
+    count
+        .div_ceil(THREADS as u64)
+        .clamp(1, MAX_SUM_BLOCKS as u64) as u32
+}
+
+/// Runs a uniform sum: `a` and `h` are the limbs of one value each; `first + (count-1)*stride`
+/// must stay below 2^63 (checked by the caller, which knows the message to give).
+pub(crate) fn uniform_sum(
+    stream: &Arc<CudaStream>,
+    kernel: &UniformSumKernel,
+    a: &[f64],
+    h: &[f64],
+    first: u64,
+    stride: u64,
+    count: u64,
+) -> Result<SumOutput> {
+    if a.len() != kernel.value_limbs || h.len() != kernel.value_limbs {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' takes values of {} limbs",
+            kernel.name, kernel.value_limbs
+        )));
+    }
+    let ordinal = stream.context().ordinal();
+    let blocks = sum_blocks(count);
+    let partial_len = blocks as usize * kernel.acc_limbs;
+    let a_dev = stream
+        .clone_htod(a)
+        .map_err(|e| alloc(ordinal, 8 * a.len(), e))?;
+    let h_dev = stream
+        .clone_htod(h)
+        .map_err(|e| alloc(ordinal, 8 * h.len(), e))?;
+    let mut partials = stream
+        .alloc_zeros::<f64>(partial_len)
+        .map_err(|e| alloc(ordinal, 8 * partial_len, e))?;
+    let mut first_bad = stream
+        .clone_htod(&[u64::MAX])
+        .map_err(|e| alloc(ordinal, 8, e))?;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(&a_dev)
+        .arg(&h_dev)
+        .arg(&first)
+        .arg(&stride)
+        .arg(&count)
+        .arg(&mut partials)
+        .arg(&mut first_bad);
+    // SAFETY: the arguments match `uniform_sum`'s parameters in kernels/uniform_sum.cu
+    // (two pointers to value_limbs doubles, three u64, a pointer to blocks * acc_limbs
+    // doubles, a pointer to one u64), all buffers allocated above with those lengths; the
+    // kernel writes partials[blockIdx.x * acc_limbs ..][..acc_limbs] and *first_bad only.
+    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    let partials = stream
+        .clone_dtoh(&partials)
+        .map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    let bad = stream
+        .clone_dtoh(&first_bad)
+        .map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    let first_bad = bad.first().copied().filter(|&k| k != u64::MAX);
+    Ok(SumOutput {
+        partials,
+        first_bad,
+    })
+}
+
+/// One element-wise kernel of `kernels/arith.cu`: `out[i] = op(a[i], b[i])`, where `a` and
+/// `out` hold `limbs` doubles per element and `b` either as many (same-type operations) or
+/// one (mixed operations with a double).
+pub(crate) struct ElementwiseKernel {
+    func: CudaFunction,
+    name: String,
+    limbs: usize,
+    b_limbs: usize,
+}
+
+impl ElementwiseKernel {
+    /// Takes the kernel `name` from a module compiled from `arith.cu`.
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        name: &str,
+        limbs: usize,
+        b_limbs: usize,
+    ) -> Result<Self> {
+        let func = module
+            .load_function(name)
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(ElementwiseKernel {
+            func,
+            name: name.to_string(),
+            limbs,
+            b_limbs,
+        })
+    }
+}
+
+/// Runs an element-wise kernel over `a.len() / limbs` elements.
+pub(crate) fn elementwise(
+    stream: &Arc<CudaStream>,
+    kernel: &ElementwiseKernel,
+    a: &[f64],
+    b: &[f64],
+) -> Result<Vec<f64>> {
+    let n = a.len() / kernel.limbs;
+    if a.len() != n * kernel.limbs || b.len() != n * kernel.b_limbs {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' needs operands of {} and {} limbs per element",
+            kernel.name, kernel.limbs, kernel.b_limbs
+        )));
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let blocks = u32::try_from((n as u64).div_ceil(THREADS as u64))
+        .map_err(|_| GpuError::Invalid(format!("{n} elements are too many for one launch")))?;
+    let ordinal = stream.context().ordinal();
+    let a_dev = stream
+        .clone_htod(a)
+        .map_err(|e| alloc(ordinal, 8 * a.len(), e))?;
+    let b_dev = stream
+        .clone_htod(b)
+        .map_err(|e| alloc(ordinal, 8 * b.len(), e))?;
+    let mut out = stream
+        .alloc_zeros::<f64>(a.len())
+        .map_err(|e| alloc(ordinal, 8 * a.len(), e))?;
+    let n64 = n as u64;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(&a_dev).arg(&b_dev).arg(&mut out).arg(&n64);
+    // SAFETY: the arguments match the HPQ_SAME / HPQ_MIXED kernels of kernels/arith.cu (three
+    // pointers and a u64 count); a and out hold n * limbs doubles, b n * b_limbs, as checked
+    // above, and thread i < n touches element i only.
+    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    stream
+        .clone_dtoh(&out)
+        .map_err(|e| launch_error(&kernel.name, ordinal, e))
+}

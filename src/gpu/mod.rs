@@ -1,0 +1,259 @@
+//! The GPU backend: device discovery, kernels compiled at run time by NVRTC and cached, and
+//! safe launches.
+//!
+//! CUDA is loaded when first needed (cudarc's dynamic loading), so a machine without a driver
+//! builds and runs everything else; here it gets [`GpuError::NoDriver`].
+//!
+//! Layout: `context` finds devices and keeps one context each; `compile` turns CUDA source
+//! into loaded modules through the `cache`; `sys` and `launch` hold all the unsafe calls;
+//! `real` says how `f64`, `Dd` and `Qd` travel. The kernels live in `kernels/` beside
+//! `src/`, embedded with `include_str!`.
+//!
+//! ```no_run
+//! use hpquad::gpu::Gpu;
+//! let gpu = Gpu::new(0)?;
+//! let n = 1u64 << 30;
+//! let h = 1.0 / n as f64;
+//! // Midpoint rule for the integral of 4/(1+x^2) over [0, 1], which is pi.
+//! let sum = gpu.uniform_sum("return 4.0 / (1.0 + x * x);", h / 2.0, h, 0, 1, n)?;
+//! println!("{}", sum * h);
+//! # Ok::<(), hpquad::gpu::GpuError>(())
+//! ```
+
+mod cache;
+mod compile;
+mod context;
+mod error;
+mod launch;
+mod real;
+mod sys;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaStream};
+
+pub use cache::{cache_dir, CACHE_DIR_VAR};
+pub use compile::{compile_stats, CompileStats};
+pub use context::{device_info, devices, DeviceInfo};
+pub use error::{GpuError, Result};
+pub use real::GpuReal;
+
+use compile::Compiler;
+use launch::{ElementwiseKernel, UniformSumKernel};
+
+const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
+const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
+
+/// The one place in `uniform_sum.cu` where the integrand goes.
+const INTEGRAND_MARKER: &str = "// @@INTEGRAND@@";
+
+/// NVRTC's `(major, minor)` version, or [`GpuError::NoNvrtc`].
+pub fn nvrtc_version() -> Result<(i32, i32)> {
+    sys::nvrtc_version()
+}
+
+/// Whether a CUDA driver with at least one device is present.
+pub fn is_available() -> bool {
+    sys::device_count().is_ok_and(|n| n > 0)
+}
+
+/// Same-type element-wise operations, for the host/device agreement tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b`
+    Div,
+    /// `sqrt(a)` (`b` is ignored)
+    Sqrt,
+}
+
+impl ArithOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            ArithOp::Add => "add",
+            ArithOp::Sub => "sub",
+            ArithOp::Mul => "mul",
+            ArithOp::Div => "div",
+            ArithOp::Sqrt => "sqrt",
+        }
+    }
+}
+
+/// Element-wise operations between a value and a double.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MixedOp {
+    /// `a + d`
+    AddF64,
+    /// `a - d`
+    SubF64,
+    /// `a * d`
+    MulF64,
+    /// `a / d`
+    DivF64,
+    /// `d - a`
+    F64Sub,
+    /// `d / a`
+    F64Div,
+}
+
+impl MixedOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            MixedOp::AddF64 => "add_f64",
+            MixedOp::SubF64 => "sub_f64",
+            MixedOp::MulF64 => "mul_f64",
+            MixedOp::DivF64 => "div_f64",
+            MixedOp::F64Sub => "f64_sub",
+            MixedOp::F64Div => "f64_div",
+        }
+    }
+}
+
+/// One CUDA device, ready to run hpquad's kernels. Cheap to create again: the context and the
+/// compiled modules are shared by every `Gpu` of the same device in the process.
+pub struct Gpu {
+    info: DeviceInfo,
+    stream: Arc<CudaStream>,
+    compiler: Arc<Compiler>,
+    _ctx: Arc<CudaContext>,
+}
+
+impl Gpu {
+    /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        let info = context::device_info(ordinal)?;
+        let ctx = context::context(ordinal)?;
+        let compiler = Compiler::for_device(&info, ctx.clone())?;
+        Ok(Gpu {
+            info,
+            stream: ctx.default_stream(),
+            compiler,
+            _ctx: ctx,
+        })
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The complete CUDA source of the uniform-sum kernel for `T` with this integrand body,
+    /// as NVRTC sees it (headers inlined). `body` is the body of
+    /// `__device__ real_t integrand(real_t x)`, where `real_t` is `double`, `dd_t` or `qd_t`.
+    pub fn uniform_sum_source<T: GpuReal>(body: &str) -> Result<String> {
+        if UNIFORM_SUM_CU.matches(INTEGRAND_MARKER).count() != 1 {
+            return Err(GpuError::Invalid(
+                "uniform_sum.cu must hold the integrand marker exactly once".into(),
+            ));
+        }
+        let integrand = format!(
+            "typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
+            T::CUDA_TYPE,
+            body
+        );
+        compile::inline_headers(&UNIFORM_SUM_CU.replacen(INTEGRAND_MARKER, &integrand, 1))
+    }
+
+    /// `sum_{k < count} f(a + (first + k*stride) * h)` in `T`, `f` given as the CUDA body of
+    /// `__device__ real_t integrand(real_t x)` (for example `return 4.0 / (1.0 + x*x);`: the
+    /// operators and `sqrt` of `dd_t` and `qd_t` mirror the host's).
+    ///
+    /// Sums of `f64` values are accumulated in double-double; the grid shape depends on
+    /// `count` alone and partials are added in a fixed order, so a call gives the same bits
+    /// on every run. `first + (count - 1) * stride` must be below 2^63. A value that is NaN or
+    /// infinite is [`GpuError::NonFinite`] with the first such point.
+    pub fn uniform_sum<T: GpuReal>(
+        &self,
+        integrand_body: &str,
+        a: T,
+        h: T,
+        first: u64,
+        stride: u64,
+        count: u64,
+    ) -> Result<T> {
+        if count == 0 {
+            return Ok(T::sum_partials(&[]));
+        }
+        (count - 1)
+            .checked_mul(stride)
+            .and_then(|s| s.checked_add(first))
+            .filter(|&m| m < 1 << 63)
+            .ok_or_else(|| {
+                GpuError::Invalid(format!(
+                    "grid index first + (count-1)*stride = {first} + {}*{stride} is not below 2^63",
+                    count - 1
+                ))
+            })?;
+        let name = format!("hpquad_uniform_sum_{}.cu", T::NAME);
+        let source = Self::uniform_sum_source::<T>(integrand_body)?;
+        let module = self.compiler.module(&name, &source)?;
+        let kernel = UniformSumKernel::from_module(&module, &name, T::LIMBS, T::ACC_LIMBS)?;
+        let (mut a_limbs, mut h_limbs) = (Vec::new(), Vec::new());
+        a.push_limbs(&mut a_limbs);
+        h.push_limbs(&mut h_limbs);
+        let out = launch::uniform_sum(
+            &self.stream,
+            &kernel,
+            &a_limbs,
+            &h_limbs,
+            first,
+            stride,
+            count,
+        )?;
+        if let Some(k) = out.first_bad {
+            let m = first + k * stride;
+            return Err(GpuError::NonFinite {
+                index: k,
+                x: a.to_f64() + m as f64 * h.to_f64(),
+            });
+        }
+        Ok(T::sum_partials(&out.partials))
+    }
+
+    fn arith_kernel<T: GpuReal>(&self, suffix: &str, b_limbs: usize) -> Result<ElementwiseKernel> {
+        let source = compile::inline_headers(ARITH_CU)?;
+        let module = self.compiler.module("hpquad_arith.cu", &source)?;
+        let name = format!("arith_{}_{}", T::NAME, suffix);
+        ElementwiseKernel::from_module(&module, &name, T::LIMBS, b_limbs)
+    }
+
+    /// `op(a[i], b[i])` for each i on the device, with the arithmetic of `kernels/dd.cuh` and
+    /// `kernels/qd.cuh`. `a` and `b` have the same length (for `Sqrt`, `b` is ignored).
+    pub fn arith<T: GpuReal>(&self, op: ArithOp, a: &[T], b: &[T]) -> Result<Vec<T>> {
+        let b = if op == ArithOp::Sqrt { a } else { b };
+        if a.len() != b.len() {
+            return Err(GpuError::Invalid(format!(
+                "operands of {} and {} elements",
+                a.len(),
+                b.len()
+            )));
+        }
+        let kernel = self.arith_kernel::<T>(op.suffix(), T::LIMBS)?;
+        let out = launch::elementwise(
+            &self.stream,
+            &kernel,
+            &real::to_limbs(a),
+            &real::to_limbs(b),
+        )?;
+        Ok(real::from_limbs(&out))
+    }
+
+    /// `op(a[i], d[i])` for each i on the device, `d` a double.
+    pub fn arith_f64<T: GpuReal>(&self, op: MixedOp, a: &[T], d: &[f64]) -> Result<Vec<T>> {
+        if a.len() != d.len() {
+            return Err(GpuError::Invalid(format!(
+                "operands of {} and {} elements",
+                a.len(),
+                d.len()
+            )));
+        }
+        let kernel = self.arith_kernel::<T>(op.suffix(), 1)?;
+        let out = launch::elementwise(&self.stream, &kernel, &real::to_limbs(a), d)?;
+        Ok(real::from_limbs(&out))
+    }
+}
