@@ -74,6 +74,8 @@ fn integrands<T: Real>(c: &mut Criterion) {
 
 fn all(c: &mut Criterion) {
     integrands::<f64>(c);
+    integrands::<hpquad::precision::Dd>(c);
+    integrands::<hpquad::precision::Qd>(c);
 }
 
 criterion_group!(benches, all);

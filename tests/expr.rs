@@ -556,3 +556,97 @@ fn literals_are_exact_decimals_in_f64() {
     assert_eq!(constant("1.5e-3"), 1.5e-3);
     assert_eq!(constant(".5"), 0.5);
 }
+
+/// dd and qd: exact literals, folding in the working precision, the batch path.
+mod dd_qd {
+
+    use hpquad::expr::Expr;
+    use hpquad::integrand::Integrand;
+    use hpquad::precision::{Dd, Qd, Real};
+
+    fn eval1<T: Real>(source: &str, xs: &[T]) -> Vec<T> {
+        let e = Expr::parse(source, 1).unwrap_or_else(|err| panic!("{err}"));
+        let mut out = vec![T::zero(); xs.len()];
+        e.eval_batch(&[xs], &mut out);
+        out
+    }
+
+    #[test]
+    fn literals_are_exact_in_the_working_precision() {
+        let tenth_qd: Qd = Expr::parse("0.1", 0).unwrap().eval_constant();
+        assert_eq!(tenth_qd, "0.1".parse::<Qd>().unwrap());
+        assert_ne!(tenth_qd, Qd::from_f64(0.1));
+        let tenth_dd: Dd = Expr::parse("0.1", 0).unwrap().eval_constant();
+        assert_eq!(tenth_dd, "0.1".parse::<Dd>().unwrap());
+        assert_ne!(tenth_dd, Dd::from_f64(0.1));
+        // Through the batch path too, as an operand of a varying instruction.
+        let x = [Qd::from_f64(1.0)];
+        assert_eq!(eval1("x*0.1", &x)[0], "0.1".parse::<Qd>().unwrap());
+        assert_eq!(
+            eval1("x+0.1", &x)[0],
+            Qd::ONE + "0.1".parse::<Qd>().unwrap()
+        );
+    }
+
+    #[test]
+    fn constants_fold_in_the_working_precision() {
+        let ten_pi: Qd = Expr::parse("10*pi", 0).unwrap().eval_constant();
+        assert_eq!(ten_pi, Qd::PI * 10.0);
+        let half_pi: Dd = Expr::parse("pi/2", 0).unwrap().eval_constant();
+        assert_eq!(half_pi, Dd::FRAC_PI_2);
+        let third: Qd = Expr::parse("1/3", 0).unwrap().eval_constant();
+        assert!((third * 3.0 - Qd::ONE).abs() < Qd::EPSILON * 4.0);
+        assert_eq!(
+            Expr::parse("2^-3", 0).unwrap().eval_constant::<Qd>(),
+            Qd::from_f64(0.125)
+        );
+    }
+
+    fn examples<T: Real>(tol: f64) {
+        let xs: Vec<T> = (1..=33).map(|i| T::from_f64(i as f64 / 33.5)).collect();
+        type F<T> = fn(T) -> T;
+        let cases: [(&str, F<T>); 4] = [
+            ("(16*x - 16)/(x^4 - 2*x^3 + 4*x - 4)", |x| {
+                (x * 16.0 - 16.0) / (x.powi(4) - x.powi(3) * 2.0 + x * 4.0 - 4.0)
+            }),
+            ("sqrt(exp(cos(x^(x^x))))", |x| {
+                x.powf(x.powf(x)).cos().exp().sqrt()
+            }),
+            ("exp(2*x)*sin(3*x)", |x| (x * 2.0).exp() * (x * 3.0).sin()),
+            ("sin(10*pi*x)/(pi*x)", |x| {
+                (T::pi() * 10.0 * x).sin() / (T::pi() * x)
+            }),
+        ];
+        for (source, f) in cases {
+            let got = eval1(source, &xs);
+            for (&x, &y) in xs.iter().zip(&got) {
+                let want = f(x);
+                let err = ((y - want) / want).abs().to_f64();
+                assert!(err < tol, "{} {source} at {x}: {y} vs {want}", T::NAME);
+            }
+        }
+    }
+
+    #[test]
+    fn issue_examples_in_dd_and_qd() {
+        examples::<Dd>(1e-29);
+        examples::<Qd>(1e-59);
+    }
+
+    #[test]
+    fn batch_agrees_with_point_evaluation_in_qd() {
+        let e = Expr::parse("atan2(y, x) + hypot(x, y)^-2 - log1p(x*y)", 2).unwrap();
+        let xs: Vec<Qd> = (0..700)
+            .map(|i| Qd::from_f64(0.1 + i as f64 / 700.0))
+            .collect();
+        let ys: Vec<Qd> = (0..700)
+            .map(|i| Qd::from_f64(1.5 - i as f64 / 900.0))
+            .collect();
+        let mut out = vec![Qd::ZERO; 700];
+        e.eval_batch(&[&xs, &ys], &mut out);
+        for i in 0..700 {
+            let want = e.tape().eval_point(&[xs[i], ys[i]]);
+            assert!(((out[i] - want) / want).abs().to_f64() < 1e-60, "point {i}");
+        }
+    }
+}
