@@ -365,3 +365,6 @@ macro_rules! impl_real_for_expansion {
         }
     };
 }
+
+impl_real_for_expansion!(Dd, "dd", 31, 2);
+impl_real_for_expansion!(Qd, "qd", 62, 4);

@@ -70,7 +70,10 @@ impl fmt::Display for ExprError {
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
         // The column may be one past the end of the text.
-        let missing = self.column.saturating_sub(1).saturating_sub(pad.chars().count());
+        let missing = self
+            .column
+            .saturating_sub(1)
+            .saturating_sub(pad.chars().count());
         write!(
             f,
             "{}\n  {}\n  {}{}^",
@@ -91,7 +94,10 @@ mod tests {
     #[test]
     fn caret_at_end_of_input() {
         let e = ExprError::new("1+", 3, "expected an operand", None);
-        assert_eq!(e.to_string(), "expected an operand at column 3\n  1+\n    ^");
+        assert_eq!(
+            e.to_string(),
+            "expected an operand at column 3\n  1+\n    ^"
+        );
     }
 
     #[test]

@@ -115,11 +115,7 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Token>, ExprError> {
 
 /// Reads `digits [. digits] [(e|E) [+|-] digits]` starting at `start`. An `e` not followed by
 /// an exponent is left for the next token (and the parser then reports a missing operator).
-fn lex_number(
-    source: &str,
-    chars: &[char],
-    start: usize,
-) -> Result<(TokenKind, usize), ExprError> {
+fn lex_number(source: &str, chars: &[char], start: usize) -> Result<(TokenKind, usize), ExprError> {
     let digits_from = |i: usize| chars[i..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut i = start;
     let int_len = digits_from(i);
@@ -224,7 +220,11 @@ mod tests {
 
     #[test]
     fn e_without_digits_is_the_next_token() {
-        let kinds: Vec<TokenKind> = tokenize("2e").unwrap().into_iter().map(|t| t.kind).collect();
+        let kinds: Vec<TokenKind> = tokenize("2e")
+            .unwrap()
+            .into_iter()
+            .map(|t| t.kind)
+            .collect();
         assert_eq!(kinds[1], TokenKind::Ident("e".into()));
     }
 

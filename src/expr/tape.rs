@@ -155,7 +155,13 @@ pub enum Func2 {
 
 impl Func2 {
     /// Every two-argument function, in the order error messages list them.
-    pub const ALL: [Func2; 5] = [Func2::Atan2, Func2::Hypot, Func2::Min, Func2::Max, Func2::Pow];
+    pub const ALL: [Func2; 5] = [
+        Func2::Atan2,
+        Func2::Hypot,
+        Func2::Min,
+        Func2::Max,
+        Func2::Pow,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -496,7 +502,10 @@ mod tests {
         assert_eq!(p, q);
         let _ = dead;
         let tape = b.finish(p, 1);
-        assert_eq!(tape.ops(), &[Op::Var(0), Op::Const(0), Op::Mul(Slot(1), Slot(0))]);
+        assert_eq!(
+            tape.ops(),
+            &[Op::Var(0), Op::Const(0), Op::Mul(Slot(1), Slot(0))]
+        );
         assert_eq!(tape.constants(), &[Constant::Decimal("2".into())]);
         assert_eq!(tape.eval_point(&[5.0f64]), 10.0);
     }
