@@ -265,6 +265,16 @@ impl<F: Integrand> Integral<F> {
 
 /// A bound's text in precision `T`: a constant expression, its literals exact in `T`.
 fn parse_bound<T: Real>(text: &str) -> std::result::Result<T, String> {
+    // Infinity is not part of the expression language, but as a bound it is meaningful: let it
+    // through so that the method can say whether it supports infinite intervals.
+    let trimmed = text.trim();
+    let (sign, magnitude) = match trimmed.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, trimmed.strip_prefix('+').unwrap_or(trimmed)),
+    };
+    if ["inf", "infinity", "∞"].contains(&magnitude.to_ascii_lowercase().as_str()) {
+        return Ok(T::from_f64(sign * f64::INFINITY));
+    }
     let expr = Expr::parse(text, 0).map_err(|e| e.to_string())?;
     Ok(expr.eval_constant::<T>())
 }

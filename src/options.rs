@@ -1,6 +1,7 @@
 //! The run-time choices of a computation: which method, in which precision, on which device.
 
 use std::fmt;
+use std::str::FromStr;
 
 /// The integration method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +61,22 @@ impl fmt::Display for Precision {
     }
 }
 
+impl FromStr for Precision {
+    type Err = String;
+
+    /// `f64`, `dd` or `qd` (case-insensitive), as on the command line.
+    fn from_str(text: &str) -> Result<Precision, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "f64" | "double" => Ok(Precision::F64),
+            "dd" | "double-double" => Ok(Precision::Dd),
+            "qd" | "quad-double" => Ok(Precision::Qd),
+            _ => Err(format!(
+                "unknown precision '{text}'; expected f64, dd or qd"
+            )),
+        }
+    }
+}
+
 /// Where the integrand is evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -69,4 +86,26 @@ pub enum Device {
     Cpu,
     /// The best device available; until the GPU backend lands, the CPU.
     Auto,
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Device::Cpu => "cpu",
+            Device::Auto => "auto",
+        })
+    }
+}
+
+impl FromStr for Device {
+    type Err = String;
+
+    /// `cpu` or `auto` (case-insensitive), as on the command line.
+    fn from_str(text: &str) -> Result<Device, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "cpu" => Ok(Device::Cpu),
+            "auto" => Ok(Device::Auto),
+            _ => Err(format!("unknown device '{text}'; expected cpu or auto")),
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The [`Real`] trait: what hpquad's integration methods need of a number type, implemented for
 //! `f64`, [`Dd`] and [`Qd`] so that one generic method serves the three precisions.
 
-use std::fmt::{Debug, Display};
+use std::fmt::{Debug, Display, LowerExp};
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use crate::{Dd, ParseRealError, Qd};
@@ -29,6 +29,7 @@ pub trait Real:
     + Default
     + Debug
     + Display
+    + LowerExp
     + PartialEq
     + PartialOrd
     + Add<Output = Self>

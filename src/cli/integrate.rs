@@ -1,0 +1,163 @@
+//! `hpquad integrate EXPR --from A --to B`: one integral, any method, precision and device.
+
+use hpquad::{Device, Estimate, Integral, Method, Precision};
+
+use super::pi::devices_used;
+use super::progress::with_spinner;
+use super::CliError;
+
+/// Exit code of a result that did not meet its tolerance (it is still printed).
+pub const NOT_CONVERGED: u8 = 3;
+
+/// The methods selectable on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum MethodName {
+    Trapezoid,
+    Richardson,
+    Romberg,
+}
+
+/// Options of `hpquad integrate`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Exit codes: 0 converged, 1 failed, 2 bad input, 3 not converged \
+                        (the estimate and its error are still printed)."
+)]
+pub struct IntegrateArgs {
+    /// The integrand in x, e.g. "exp(2*x)*sin(3*x)".
+    pub expression: String,
+    /// Lower bound, parsed in the working precision ("0", "pi/4", "1e-6").
+    #[arg(long, allow_hyphen_values = true)]
+    pub from: String,
+    /// Upper bound, parsed in the working precision.
+    #[arg(long, allow_hyphen_values = true)]
+    pub to: String,
+    /// Integration method.
+    #[arg(long, short, value_enum, default_value = "romberg")]
+    pub method: MethodName,
+    /// Intervals of the trapezoid rule, or of Richardson's coarsest grid.
+    #[arg(long, default_value_t = 1024)]
+    pub intervals: u64,
+    /// Richardson: the number of grids, each halving the last.
+    #[arg(long, default_value_t = 2)]
+    pub grids: u32,
+    /// Working precision: f64, dd or qd.
+    #[arg(long, short, default_value = "dd")]
+    pub precision: Precision,
+    /// Relative tolerance [default: 1000 ε of the precision].
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Absolute tolerance.
+    #[arg(long)]
+    pub abs_tol: Option<f64>,
+    /// Cap on integrand evaluations.
+    #[arg(long)]
+    pub max_evals: Option<u64>,
+    /// Cap on Romberg levels.
+    #[arg(long)]
+    pub max_levels: Option<u32>,
+    /// Split the interval into this many pieces refined separately (Romberg).
+    #[arg(long)]
+    pub subintervals: Option<u64>,
+    /// Worker threads [default: all cores].
+    #[arg(long, short)]
+    pub threads: Option<usize>,
+    /// Where to evaluate the integrand: cpu or auto.
+    #[arg(long, default_value = "cpu")]
+    pub device: Device,
+    /// Print the estimate as JSON, the value as a full-precision decimal string.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
+    let method = match args.method {
+        MethodName::Trapezoid => Method::Trapezoid {
+            intervals: args.intervals,
+        },
+        MethodName::Richardson => Method::Richardson {
+            intervals: args.intervals,
+            grids: args.grids,
+        },
+        MethodName::Romberg => Method::Romberg,
+    };
+    let mut integral = Integral::new(&args.expression)
+        .map_err(CliError::input)?
+        .bounds(&args.from, &args.to)
+        .method(method)
+        .precision(args.precision)
+        .device(args.device);
+    if let Some(tol) = args.tol {
+        integral = integral.tolerance(tol);
+    }
+    if let Some(tol) = args.abs_tol {
+        integral = integral.abs_tolerance(tol);
+    }
+    if let Some(n) = args.max_evals {
+        integral = integral.max_evaluations(n);
+    }
+    if let Some(n) = args.max_levels {
+        integral = integral.max_levels(n);
+    }
+    if let Some(p) = args.subintervals {
+        integral = integral.subintervals(p);
+    }
+    if let Some(n) = args.threads {
+        integral = integral.threads(n);
+    }
+    let estimate = with_spinner("integrating", || integral.compute()).map_err(|e| match e {
+        hpquad::Error::NonFinite { .. } => CliError::computation(e),
+        _ => CliError::input(e),
+    })?;
+    if args.json {
+        println!("{}", to_json(args, &estimate));
+    } else {
+        print_text(&estimate);
+    }
+    if estimate.converged {
+        Ok(0)
+    } else {
+        eprintln!(
+            "warning: the tolerance was not met within the caps; the estimate may be off by \
+             about {:.1e}",
+            estimate.error
+        );
+        Ok(NOT_CONVERGED)
+    }
+}
+
+fn print_text(estimate: &Estimate) {
+    println!("{}", estimate.value);
+    println!(
+        "error estimate {:.1e}, {} evaluations, {} levels, {:.3} s, {}, {}, {}",
+        estimate.error,
+        estimate.evaluations,
+        estimate.levels,
+        estimate.elapsed.as_secs_f64(),
+        estimate.method,
+        estimate.value.precision(),
+        devices_used(estimate)
+    );
+}
+
+fn to_json(args: &IntegrateArgs, estimate: &Estimate) -> serde_json::Value {
+    serde_json::json!({
+        "integrand": args.expression,
+        "from": args.from,
+        "to": args.to,
+        "method": estimate.method.to_string(),
+        "precision": estimate.value.precision().to_string(),
+        "value": estimate.value.to_string(),
+        "error_estimate": estimate.error,
+        "converged": estimate.converged,
+        "evaluations": estimate.evaluations,
+        "levels": estimate.levels,
+        "seconds": estimate.elapsed.as_secs_f64(),
+        "stages": estimate.stages.iter().map(|s| serde_json::json!({
+            "level": s.level,
+            "points": s.points,
+            "device": s.device,
+            "seconds": s.elapsed.as_secs_f64(),
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,70 @@
+//! The `hpquad` command line: one module per subcommand, all errors reported in one place.
+
+mod eval;
+mod format;
+mod integrate;
+mod pi;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// High-precision numerical integration in f64, double-double and quad-double.
+#[derive(Parser, Debug)]
+#[command(name = "hpquad", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compute π = ∫₀¹ (16x−16)/(x⁴−2x³+4x−4) dx by Romberg integration, level by level.
+    Pi(pi::PiArgs),
+    /// Integrate an expression in x over [A, B].
+    Integrate(integrate::IntegrateArgs),
+    /// Evaluate a constant expression in f64, dd or qd, e.g. `hpquad eval "exp(1)"`.
+    Eval(eval::EvalArgs),
+}
+
+/// A failure to report: bad input (exit code 2) or a computation that could not give an honest
+/// answer (exit code 1).
+#[derive(Debug)]
+pub struct CliError {
+    message: String,
+    code: u8,
+}
+
+impl CliError {
+    pub fn input(error: impl std::fmt::Display) -> CliError {
+        CliError {
+            message: error.to_string(),
+            code: 2,
+        }
+    }
+
+    pub fn computation(error: impl std::fmt::Display) -> CliError {
+        CliError {
+            message: error.to_string(),
+            code: 1,
+        }
+    }
+}
+
+/// Parses the command line, runs the subcommand and turns its outcome into an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match &cli.command {
+        Command::Pi(args) => pi::run(args).map(|()| 0),
+        Command::Integrate(args) => integrate::run(args),
+        Command::Eval(args) => eval::run(args).map(|()| 0),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("error: {}", error.message);
+            ExitCode::from(error.code)
+        }
+    }
+}
