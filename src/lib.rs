@@ -6,6 +6,7 @@
 //! is the interface a device implements.
 
 pub mod backend;
+pub mod bench;
 pub mod cpu;
 mod error;
 mod estimate;

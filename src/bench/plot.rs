@@ -1,0 +1,228 @@
+//! The picture: correct digits against time (log scale), one panel per integral, one curve
+//! per method, precision and device.
+//!
+//! Colour says precision and device, the marker says the method (circle Romberg, triangle
+//! Richardson, cross trapezoid); a hollow marker is a point that did not meet its tolerance.
+//! Text is drawn with DejaVu Sans embedded in the binary (`data/fonts`, with its licence), so
+//! the PNG renders the same on a machine without any fonts.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+
+use super::suite::Reference;
+use super::{Point, Status, PRECISIONS};
+use crate::options::{Device, Precision};
+
+const FONT: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// Width of the picture and height of one row of panels, in pixels.
+const WIDTH: u32 = 1400;
+const ROW_HEIGHT: u32 = 380;
+const TITLE_HEIGHT: u32 = 50;
+const LEGEND_HEIGHT: u32 = 70;
+
+/// Registers the embedded font once; plotters looks fonts up by family name.
+fn font() -> Result<(), String> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            register_font(FAMILY, FontStyle::Normal, FONT)
+                .map_err(|_| "the embedded font does not load".to_string())
+        })
+        .clone()
+}
+
+/// The colour of a precision on a device.
+fn colour(precision: Precision, device: Device) -> RGBColor {
+    let on_cpu = device == Device::Cpu;
+    match (precision, on_cpu) {
+        (Precision::F64, true) => RGBColor(31, 119, 180),
+        (Precision::Dd, true) => RGBColor(44, 160, 44),
+        (Precision::Qd, true) => RGBColor(214, 39, 40),
+        (Precision::F64, false) => RGBColor(148, 103, 189),
+        (Precision::Dd, false) => RGBColor(255, 127, 14),
+        (Precision::Qd, false) => RGBColor(140, 86, 75),
+    }
+}
+
+/// Writes the picture as SVG and PNG.
+pub fn write(
+    points: &[Point],
+    references: &[Reference],
+    title: &str,
+    svg: &Path,
+    png: &Path,
+) -> Result<(), String> {
+    font()?;
+    let integrals: Vec<&Reference> = references
+        .iter()
+        .filter(|r| points.iter().any(|p| p.integral == r.name))
+        .collect();
+    let rows = integrals.len().div_ceil(2).max(1) as u32;
+    let size = (WIDTH, TITLE_HEIGHT + rows * ROW_HEIGHT + LEGEND_HEIGHT);
+    {
+        let root = SVGBackend::new(svg, size).into_drawing_area();
+        draw(&root, points, &integrals, title).map_err(|e| format!("{}: {e}", svg.display()))?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
+    }
+    let root = BitMapBackend::new(png, size).into_drawing_area();
+    draw(&root, points, &integrals, title).map_err(|e| format!("{}: {e}", png.display()))?;
+    root.present()
+        .map_err(|e| format!("{}: {e}", png.display()))?;
+    Ok(())
+}
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[Point],
+    integrals: &[&Reference],
+    title: &str,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let (top, rest) = root.split_vertically(TITLE_HEIGHT);
+    top.draw(&Text::new(
+        title.to_string(),
+        (20, 14),
+        (FAMILY, 22).into_font().color(&BLACK),
+    ))?;
+    let (grid, legend) = rest.split_vertically(rest.dim_in_pixel().1 - LEGEND_HEIGHT);
+
+    // One time axis for all panels, so that panels compare.
+    let measured = points.iter().filter_map(|p| p.measurement.as_ref());
+    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+    for m in measured {
+        if m.seconds > 0.0 {
+            lo = lo.min(m.seconds);
+            hi = hi.max(m.seconds);
+        }
+    }
+    if !(lo.is_finite() && hi > 0.0) {
+        (lo, hi) = (1e-6, 1.0);
+    }
+    let (lo, hi) = (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil()),
+    );
+
+    let rows = integrals.len().div_ceil(2).max(1);
+    let panels = grid.split_evenly((rows, 2));
+    for (panel, reference) in panels.iter().zip(integrals) {
+        let mut chart = ChartBuilder::on(panel)
+            .caption(&reference.title, (FAMILY, 17))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(44)
+            .build_cartesian_2d((lo..hi).log_scale(), 0f64..65f64)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("correct digits")
+            .x_label_formatter(&|x| format!("{x:.0e}"))
+            .y_label_formatter(&|d| format!("{d:.0}"))
+            .label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 14))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let mine: Vec<&Point> = points
+            .iter()
+            .filter(|p| p.integral == reference.name)
+            .collect();
+        let mut curves: Vec<(&str, Precision, Device)> = Vec::new();
+        for p in &mine {
+            if !curves.contains(&(p.method, p.precision, p.device)) {
+                curves.push((p.method, p.precision, p.device));
+            }
+        }
+        for (method, precision, device) in curves {
+            let colour = colour(precision, device);
+            let curve: Vec<(f64, f64, bool)> = mine
+                .iter()
+                .filter(|p| p.method == method && p.precision == precision && p.device == device)
+                .filter_map(|p| {
+                    p.measurement
+                        .as_ref()
+                        .map(|m| (m.seconds, m.digits, p.status == Status::Converged))
+                })
+                .collect();
+            let width = if method == "romberg" { 2 } else { 1 };
+            chart.draw_series(LineSeries::new(
+                curve.iter().map(|&(t, d, _)| (t, d)),
+                colour.stroke_width(width),
+            ))?;
+            for &(t, d, converged) in &curve {
+                let style = if converged {
+                    colour.filled()
+                } else {
+                    colour.stroke_width(1)
+                };
+                marker(chart.plotting_area(), method, (t, d), style)?;
+            }
+        }
+    }
+
+    // The legend: colours for precision and device, markers for methods.
+    let text = (FAMILY, 15).into_font().color(&BLACK);
+    let mut x = 20;
+    let mut pairs: Vec<(Precision, Device)> = Vec::new();
+    for p in points {
+        if !pairs.contains(&(p.precision, p.device)) {
+            pairs.push((p.precision, p.device));
+        }
+    }
+    pairs.sort_by_key(|&(p, d)| (d.to_string(), PRECISIONS.iter().position(|&q| q == p)));
+    for (precision, device) in pairs {
+        let colour = colour(precision, device);
+        legend.draw(&PathElement::new(
+            vec![(x, 22), (x + 30, 22)],
+            colour.stroke_width(3),
+        ))?;
+        legend.draw(&Text::new(
+            format!("{precision}, {device}"),
+            (x + 36, 14),
+            text.clone(),
+        ))?;
+        x += 130;
+    }
+    let mut x = 20;
+    for method in super::METHODS {
+        marker(&legend, method.name, (x + 6, 50), BLACK.filled())?;
+        legend.draw(&Text::new(
+            method.name.to_string(),
+            (x + 18, 42),
+            text.clone(),
+        ))?;
+        x += 130;
+    }
+    legend.draw(&Text::new(
+        "hollow: tolerance not met".to_string(),
+        (x, 42),
+        text.clone(),
+    ))?;
+    Ok(())
+}
+
+/// Draws the marker of a method: circle (Romberg and methods without their own), triangle
+/// (Richardson), cross (trapezoid).
+fn marker<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    method: &str,
+    at: CT::From,
+    style: ShapeStyle,
+) -> DrawResult<DB>
+where
+    CT::From: Clone + 'static,
+{
+    match method {
+        "richardson" => area.draw(&TriangleMarker::new(at, 5, style)),
+        "trapezoid" => area.draw(&Cross::new(at, 4, style)),
+        _ => area.draw(&Circle::new(at, 4, style)),
+    }
+}
