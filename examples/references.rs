@@ -34,6 +34,8 @@ const AGREE: i32 = 100;
 const MAX_LEVEL: u32 = 16;
 
 type MpFn = fn(&Float) -> Float;
+/// A closed form: how it reads, and its evaluation in MPFR.
+type ClosedForm = (&'static str, fn() -> Float);
 
 /// One integral: its expression for hpquad, the same function in MPFR, and its closed form if
 /// it has one.
@@ -45,7 +47,7 @@ struct Spec {
     from: &'static str,
     to: &'static str,
     f: MpFn,
-    closed: Option<(&'static str, fn() -> Float)>,
+    closed: Option<ClosedForm>,
 }
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -1,0 +1,240 @@
+//! `hpquad bench`: the reference values against hpquad's own quadrature (independent: MPFR
+//! closed forms and tanh-sinh on one side, hpquad's Romberg on the other), the digit measure,
+//! failed and skipped points, the files and the quick-mode checks.
+
+use hpquad::bench::report::{self, CSV_HEADER};
+use hpquad::bench::suite::{Reference, References, QUICK};
+use hpquad::bench::{self, check, correct_digits, Config, Curve, Point, Scale, Status, Work};
+use hpquad::precision::{Dd, Qd, Real};
+use hpquad::{Device, Integral, Method, Precision, Value};
+
+fn references() -> References {
+    References::builtin().expect("the shipped reference file parses")
+}
+
+fn romberg_digits(r: &Reference, precision: Precision, tolerance: f64) -> f64 {
+    let est = Integral::new(&r.expression)
+        .expect("the expression parses")
+        .bounds(&r.from, &r.to)
+        .method(Method::Romberg)
+        .precision(precision)
+        .tolerance(tolerance)
+        .max_evaluations(1 << 20)
+        .compute()
+        .expect("integrates");
+    correct_digits(&est.value, r).expect("reference parses").0
+}
+
+#[test]
+fn every_reference_agrees_with_hpquad_romberg() {
+    let refs = references();
+    assert!(refs.integrals.len() >= 7);
+    for r in &refs.integrals {
+        // The x^(x^x) integrand has an unbounded second derivative at 0, which holds Romberg
+        // to about 13 digits; the others are smooth and reach dd's precision.
+        let (precision, tolerance, want) = if r.name == "sqrt_exp_cos_xxx" {
+            (Precision::F64, 1e-12, 12.0)
+        } else {
+            (Precision::Dd, 1e-28, 27.0)
+        };
+        let digits = romberg_digits(r, precision, tolerance);
+        assert!(
+            digits >= want,
+            "{}: hpquad's Romberg in {precision} agrees with the reference to {digits:.1} digits",
+            r.name
+        );
+    }
+}
+
+#[test]
+fn references_state_their_provenance() {
+    for r in &references().integrals {
+        assert!(
+            r.trusted_digits >= 64,
+            "{} trusts enough digits for qd",
+            r.name
+        );
+        assert!(
+            r.provenance.contains("MPFR"),
+            "{}: {}",
+            r.name,
+            r.provenance
+        );
+        assert!(
+            Integral::new(&r.expression).is_ok(),
+            "{} parses",
+            r.expression
+        );
+    }
+}
+
+#[test]
+fn digits_of_pi_in_each_precision() {
+    let refs = references();
+    let pi = refs.get("pi").expect("π is in the suite");
+    // fl(π) = π − 1.2246467991473532e-16, so f64 π has −log10(1.2246e-16 / π) = 16.41 digits.
+    let (digits, error) = correct_digits(&Value::F64(std::f64::consts::PI), pi).expect("parses");
+    assert!((digits - 16.409).abs() < 0.01, "{digits}");
+    assert!((error - 1.2246467991473532e-16).abs() < 1e-30);
+    let dd_pi = Dd::parse_decimal(&pi.value).expect("parses");
+    let (digits, _) = correct_digits(&Value::Dd(dd_pi), pi).expect("parses");
+    assert!((31.0..34.0).contains(&digits), "{digits}");
+    // The reference itself, rounded to qd, is capped at the digits a qd reference carries.
+    let qd_pi = Qd::parse_decimal(&pi.value).expect("parses");
+    assert_eq!(
+        correct_digits(&Value::Qd(qd_pi), pi).expect("parses").0,
+        63.0
+    );
+    // An estimate off in the first digit has no correct digits, not a negative count.
+    assert_eq!(
+        correct_digits(&Value::F64(30.0), pi).expect("parses").0,
+        0.0
+    );
+}
+
+fn curve<'a>(
+    reference: &'a Reference,
+    method: &str,
+    precision: Precision,
+    work: Vec<Work>,
+) -> Curve<'a> {
+    Curve {
+        reference,
+        method: bench::METHODS
+            .iter()
+            .find(|m| m.name == method)
+            .expect("a registered method"),
+        precision,
+        device: Device::Cpu,
+        work,
+    }
+}
+
+#[test]
+fn a_pole_is_a_failed_point_not_a_missing_one() {
+    let pole = Reference {
+        name: "pole".into(),
+        title: "∫₀¹ 1/x dx".into(),
+        kind: "divergent".into(),
+        expression: "1/x".into(),
+        from: "0".into(),
+        to: "1".into(),
+        value: "1".into(),
+        trusted_digits: 1,
+        provenance: "none: the integral diverges".into(),
+    };
+    let config = Config::new(Scale::Quick);
+    let c = curve(&pole, "romberg", Precision::Dd, vec![Work::Tolerance(1e-8)]);
+    let points = bench::run_curve(&c, &config, |_| {});
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0].status.label(), "failed");
+    assert!(points[0].measurement.is_none());
+    assert!(!points[0].status.note().is_empty());
+}
+
+#[test]
+fn a_capped_romberg_curve_skips_the_tolerances_it_cannot_meet() {
+    let refs = references();
+    let pi = refs.get("pi").expect("π is in the suite");
+    let mut config = Config::new(Scale::Quick);
+    config.max_evaluations = 65; // enough for 1e-8 (65 points), not for 1e-20
+    let work = vec![
+        Work::Tolerance(1e-8),
+        Work::Tolerance(1e-20),
+        Work::Tolerance(1e-30),
+    ];
+    let mut seen = 0;
+    let points = bench::run_curve(&curve(pi, "romberg", Precision::Dd, work), &config, |_| {
+        seen += 1
+    });
+    assert_eq!(seen, 3, "the progress callback sees every point");
+    let labels: Vec<&str> = points.iter().map(|p| p.status.label()).collect();
+    assert_eq!(labels, ["converged", "not converged", "skipped"]);
+    let m = points[1]
+        .measurement
+        .as_ref()
+        .expect("a capped point is measured");
+    assert!(m.evaluations <= 65 && m.digits < 20.0);
+    // A fixed grid over the cap is skipped before it runs.
+    let grid = curve(
+        pi,
+        "trapezoid",
+        Precision::F64,
+        vec![Work::Intervals(1 << 10)],
+    );
+    let points = bench::run_curve(&grid, &config, |_| {});
+    assert!(matches!(&points[0].status, Status::Skipped(why) if why.contains("cap")));
+}
+
+#[test]
+fn quick_sweep_reaches_the_required_digits_and_writes_its_files() {
+    let refs = references();
+    let mut config = Config::new(Scale::Quick);
+    config.filter = vec!["romberg".into(), "pi".into()];
+    config.repeats = 1;
+    let curves = bench::plan(&refs.integrals, &config);
+    assert_eq!(curves.len(), 3 * bench::devices().len());
+    let points: Vec<Point> = curves
+        .iter()
+        .flat_map(|c| bench::run_curve(c, &config, |_| {}))
+        .collect();
+    let (failures, checked) = check(&points);
+    assert_eq!(checked, 3 * bench::devices().len());
+    assert!(failures.is_empty(), "{failures:?}");
+    for p in &points {
+        let m = p.measurement.as_ref().expect("measured");
+        assert!(m.seconds > 0.0 && m.evaluations > 0 && m.repeats >= 1);
+    }
+
+    let dir = std::env::temp_dir().join(format!("hpquad-bench-test-{}", std::process::id()));
+    report::write_files(&dir, &points, &refs.integrals, "test machine").expect("writes");
+    let csv = std::fs::read_to_string(dir.join("points.csv")).expect("csv");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(CSV_HEADER));
+    assert_eq!(lines.count(), points.len());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("points.json")).expect("json"))
+            .expect("valid JSON");
+    assert_eq!(json["points"].as_array().map(Vec::len), Some(points.len()));
+    assert_eq!(json["references"][0]["name"], "pi");
+    bench::plot::write(
+        &points,
+        &refs.integrals,
+        "test",
+        &dir.join("p.svg"),
+        &dir.join("p.png"),
+    )
+    .expect("plots");
+    let png = std::fs::read(dir.join("p.png")).expect("png");
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = std::fs::read_to_string(dir.join("p.svg")).expect("svg");
+    assert!(svg.contains("correct digits"));
+    let summary = report::summary(&points, &refs.integrals);
+    assert!(
+        summary.contains("qd, cpu:") && summary.contains("digits of π"),
+        "{summary}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn checks_fail_when_a_precision_misses_its_digits() {
+    let mut point = Point {
+        integral: QUICK[0].into(),
+        method: "romberg",
+        precision: Precision::Qd,
+        device: Device::Cpu,
+        work: Work::Tolerance(1e-60),
+        status: Status::Failed("boom".into()),
+        measurement: None,
+    };
+    let (failures, checked) = check(std::slice::from_ref(&point));
+    assert_eq!((failures.len(), checked), (1, 1));
+    assert!(failures[0].contains("failed"));
+    point.work = Work::Tolerance(1e-30);
+    assert_eq!(
+        check(&[point]).1,
+        0,
+        "only the tightest tolerance is checked"
+    );
+}
