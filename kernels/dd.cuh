@@ -22,9 +22,38 @@ __device__ __forceinline__ dd_t dd_make(double hi, double lo) {
 
 __device__ __forceinline__ dd_t dd_from_f64(double x) { return dd_make(x, 0.0); }
 
-// (hi, lo) when hi is finite, else the special value alone (Dd::finite_or).
+// 2^k for k in -1022..=1023, from its bits (precision/src/lib.rs pow2).
+__device__ __forceinline__ double hpq_pow2(int k) {
+    return __longlong_as_double((long long)(k + 1023) << 52);
+}
+
+// x * 2^k in at most three exact steps, so that 2^k itself never over- or underflows
+// (precision/src/lib.rs ldexp).
+__device__ __forceinline__ double hpq_ldexp(double x, int k) {
+    int step = min(max(k, -1022), 1023);
+    double y = x * hpq_pow2(step);
+    int rest = k - step;
+    if (rest != 0) {
+        int step2 = min(max(rest, -1022), 1023);
+        y *= hpq_pow2(step2);
+        int rest2 = rest - step2;
+        if (rest2 != 0) {
+            y *= hpq_pow2(min(max(rest2, -1022), 1023));
+        }
+    }
+    return y;
+}
+
+__device__ __forceinline__ dd_t dd_ldexp(dd_t a, int k) {
+    return dd_make(hpq_ldexp(a.hi, k), hpq_ldexp(a.lo, k));
+}
+
+// (hi, lo) when hi is finite; else hi alone when the leading intermediate `special` was
+// finite (the final normalisation overflowed: +-inf), else `special` alone (Dd::finite_or).
 __device__ __forceinline__ dd_t dd_finite_or(double hi, double lo, double special) {
-    return isfinite(hi) ? dd_make(hi, lo) : dd_make(special, 0.0);
+    if (isfinite(hi)) return dd_make(hi, lo);
+    if (isfinite(special)) return dd_make(hi, 0.0);
+    return dd_make(special, 0.0);
 }
 
 __device__ __forceinline__ dd_t dd_neg(dd_t a) { return dd_make(-a.hi, -a.lo); }
@@ -108,8 +137,12 @@ __device__ __forceinline__ dd_t dd_sqr(dd_t a) {
     return dd_finite_or(zh, zl, ch);
 }
 
-// a / b, JMP17 Alg. 18 (DWDivDW3).
-__device__ __forceinline__ dd_t dd_div(dd_t a, dd_t b) {
+// Above 2^960 (HUGE_DIVISOR) dd_div scales the divisor by 2^-128 (TWO_M128), exactly.
+#define HPQ_DD_HUGE_DIVISOR 0x1p960
+#define HPQ_DD_TWO_M128 0x1p-128
+
+// a / b for |b| <= 2^960 or b not finite: the body of Dd::div_dd after its scaling branch.
+__device__ __forceinline__ dd_t dd_div_unscaled(dd_t a, dd_t b) {
     double th = 1.0 / b.hi;
     if (!(isfinite(th) && th != 0.0 && isfinite(a.hi))) {
         return dd_from_f64(a.hi / b.hi);
@@ -121,6 +154,16 @@ __device__ __forceinline__ dd_t dd_div(dd_t a, dd_t b) {
     dd_t delta = dd_mul_f64(dd_make(eh, el), th);
     dd_t m = dd_add_f64(delta, th);
     return dd_mul(a, m);
+}
+
+// a / b, JMP17 Alg. 18 (DWDivDW3). The host recurses once on the scaled divisor, which is
+// then below 2^896 and takes the unscaled path: the same as calling it directly.
+__device__ __forceinline__ dd_t dd_div(dd_t a, dd_t b) {
+    if (fabs(b.hi) > HPQ_DD_HUGE_DIVISOR && isfinite(b.hi)) {
+        dd_t q = dd_div_unscaled(a, dd_make(b.hi * HPQ_DD_TWO_M128, b.lo * HPQ_DD_TWO_M128));
+        return dd_make(q.hi * HPQ_DD_TWO_M128, q.lo * HPQ_DD_TWO_M128);
+    }
+    return dd_div_unscaled(a, b);
 }
 
 // a / b, JMP17 Alg. 15 (DWDivFP3).
@@ -136,7 +179,7 @@ __device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
     double d = dt + a.lo;
     double tl = d / b;
     quick_two_sum(th, tl, zh, zl);
-    return dd_make(zh, zl);
+    return dd_finite_or(zh, zl, th);
 }
 
 // 1 / a.

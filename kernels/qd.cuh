@@ -32,6 +32,13 @@ __device__ __forceinline__ qd_t qd_neg(qd_t a) {
 
 __device__ __forceinline__ double qd_to_f64(qd_t a) { return a.x[0] + a.x[1]; }
 
+// The rounded double-double of a quad-double (Qd::to_dd).
+__device__ __forceinline__ dd_t qd_to_dd(qd_t a) {
+    double hi, lo;
+    quick_two_sum(a.x[0], a.x[1] + (a.x[2] + a.x[3]), hi, lo);
+    return dd_make(hi, lo);
+}
+
 // Component i of v, or v.x[3] for i >= 3. Indexing with a run-time i would put v in local
 // memory; this chain of selects keeps it in registers and reads the same value.
 __device__ __forceinline__ double qd_get(const qd_t &v, int i) {
@@ -58,6 +65,10 @@ template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
         quick_two_sum(c[i], s, hi, lo);
         c[i + 1] = lo;
         s = hi;
+    }
+    if (!isfinite(s)) {
+        // The leading sum rounded past the largest double: a genuine overflow, +-inf.
+        return qd_from_f64(s);
     }
     c[0] = s;
 
@@ -313,21 +324,29 @@ __device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
 
 __device__ __forceinline__ qd_t qd_recip(qd_t a) { return qd_div(qd_from_f64(1.0), a); }
 
-// Square root: three Newton steps for 1/sqrt(a), x += x (1/2 - (a/2) x^2), then a x (HLB).
-__device__ __forceinline__ qd_t qd_sqrt(qd_t a) {
-    double a0 = a.x[0];
+__device__ __forceinline__ qd_t qd_ldexp(qd_t a, int k) {
+    return qd_make(hpq_ldexp(a.x[0], k), hpq_ldexp(a.x[1], k), hpq_ldexp(a.x[2], k),
+                   hpq_ldexp(a.x[3], k));
+}
+
+// Square root: three Newton steps for 1/sqrt(a), x += x (1/2 - (a/2) x^2), then a x (HLB),
+// on the argument scaled exactly by an even power of two into [1, 4) (Qd::sqrt).
+__device__ __forceinline__ qd_t qd_sqrt(qd_t a_in) {
+    double a0 = a_in.x[0];
     if (a0 <= 0.0 || !isfinite(a0)) {
         return qd_from_f64(sqrt(a0));
     }
-    // ldexp(-1): exact halving of each component, as the host's ldexp(c, -1) = c * 2^-1.
-    qd_t half_a = qd_make(a.x[0] * 0.5, a.x[1] * 0.5, a.x[2] * 0.5, a.x[3] * 0.5);
-    qd_t x = qd_from_f64(1.0 / sqrt(a0));
+    // The binary exponent of a0, halved towards minus infinity (an arithmetic shift).
+    int half_exp = ((int)((__double_as_longlong(a0) >> 52) & 0x7ff) - 1023) >> 1;
+    qd_t a = qd_ldexp(a_in, -2 * half_exp);
+    qd_t half_a = qd_ldexp(a, -1);
+    qd_t x = qd_from_f64(1.0 / sqrt(a.x[0]));
     for (int i = 0; i < 3; ++i) {
         // 0.5 - q is (-q).add_f64(0.5) on the host.
         qd_t t = qd_add_f64(qd_neg(qd_mul(half_a, qd_sqr(x))), 0.5);
         x = qd_add(x, qd_mul(x, t));
     }
-    return qd_mul(a, x);
+    return qd_ldexp(qd_mul(a, x), half_exp);
 }
 
 // Exact conversion of x < 2^63 (Qd::from(u64) = Qd::from_dd(Dd::from(u64))).

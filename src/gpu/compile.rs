@@ -16,11 +16,23 @@ use super::error::{driver, GpuError, Result};
 use super::sys;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 4] = [
+const HEADERS: [(&str, &str); 10] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
     ("reduce.cuh", include_str!("../../kernels/reduce.cuh")),
+    ("expansion.cuh", include_str!("../../kernels/expansion.cuh")),
+    ("trig.cuh", include_str!("../../kernels/trig.cuh")),
+    (
+        "inverse_trig.cuh",
+        include_str!("../../kernels/inverse_trig.cuh"),
+    ),
+    ("exp_log.cuh", include_str!("../../kernels/exp_log.cuh")),
+    (
+        "hyperbolic.cuh",
+        include_str!("../../kernels/hyperbolic.cuh"),
+    ),
+    ("roots.cuh", include_str!("../../kernels/roots.cuh")),
 ];
 
 /// Replaces each `#include "x.cuh"` by the header's text, each header once (they are all

@@ -27,6 +27,7 @@ mod error;
 mod launch;
 mod real;
 mod sys;
+mod tables;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ use launch::{ElementwiseKernel, UniformSumKernel};
 
 const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
+const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
 
 /// The one place in `uniform_sum.cu` where the integrand goes.
 const INTEGRAND_MARKER: &str = "// @@INTEGRAND@@";
@@ -110,6 +112,127 @@ impl MixedOp {
             MixedOp::DivF64 => "div_f64",
             MixedOp::F64Sub => "f64_sub",
             MixedOp::F64Div => "f64_div",
+        }
+    }
+}
+
+/// The elementary functions of one argument that the device mirrors: `kernels/exp_log.cuh`,
+/// `trig.cuh`, `inverse_trig.cuh`, `hyperbolic.cuh` and `roots.cuh` for `Dd` and `Qd`, bit for
+/// bit with the host's methods of the same names; CUDA's libdevice for `f64`, which may differ
+/// from the host's `std` in the last bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryFn {
+    /// `e^x`
+    Exp,
+    /// `e^x - 1`
+    ExpM1,
+    /// `ln x`
+    Ln,
+    /// `ln(1 + x)`
+    Ln1p,
+    /// `log2 x`
+    Log2,
+    /// `log10 x`
+    Log10,
+    /// `sin x`
+    Sin,
+    /// `cos x`
+    Cos,
+    /// `tan x`
+    Tan,
+    /// `asin x`
+    Asin,
+    /// `acos x`
+    Acos,
+    /// `atan x`
+    Atan,
+    /// `sinh x`
+    Sinh,
+    /// `cosh x`
+    Cosh,
+    /// `tanh x`
+    Tanh,
+    /// `asinh x`
+    Asinh,
+    /// `acosh x`
+    Acosh,
+    /// `atanh x`
+    Atanh,
+    /// The real cube root.
+    Cbrt,
+}
+
+impl UnaryFn {
+    /// Every function, in declaration order.
+    pub const ALL: [UnaryFn; 19] = [
+        UnaryFn::Exp,
+        UnaryFn::ExpM1,
+        UnaryFn::Ln,
+        UnaryFn::Ln1p,
+        UnaryFn::Log2,
+        UnaryFn::Log10,
+        UnaryFn::Sin,
+        UnaryFn::Cos,
+        UnaryFn::Tan,
+        UnaryFn::Asin,
+        UnaryFn::Acos,
+        UnaryFn::Atan,
+        UnaryFn::Sinh,
+        UnaryFn::Cosh,
+        UnaryFn::Tanh,
+        UnaryFn::Asinh,
+        UnaryFn::Acosh,
+        UnaryFn::Atanh,
+        UnaryFn::Cbrt,
+    ];
+
+    /// The host method's name (`exp_m1`, `ln_1p`, ...), also the kernel's suffix.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryFn::Exp => "exp",
+            UnaryFn::ExpM1 => "exp_m1",
+            UnaryFn::Ln => "ln",
+            UnaryFn::Ln1p => "ln_1p",
+            UnaryFn::Log2 => "log2",
+            UnaryFn::Log10 => "log10",
+            UnaryFn::Sin => "sin",
+            UnaryFn::Cos => "cos",
+            UnaryFn::Tan => "tan",
+            UnaryFn::Asin => "asin",
+            UnaryFn::Acos => "acos",
+            UnaryFn::Atan => "atan",
+            UnaryFn::Sinh => "sinh",
+            UnaryFn::Cosh => "cosh",
+            UnaryFn::Tanh => "tanh",
+            UnaryFn::Asinh => "asinh",
+            UnaryFn::Acosh => "acosh",
+            UnaryFn::Atanh => "atanh",
+            UnaryFn::Cbrt => "cbrt",
+        }
+    }
+}
+
+/// The elementary functions of two arguments that the device mirrors, as [`UnaryFn`]'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryFn {
+    /// `a^b` (`a.powf(b)`)
+    Powf,
+    /// The angle of the point `(b, a)` (`a.atan2(b)`)
+    Atan2,
+    /// `sqrt(a^2 + b^2)` (`a.hypot(b)`)
+    Hypot,
+}
+
+impl BinaryFn {
+    /// Every function, in declaration order.
+    pub const ALL: [BinaryFn; 3] = [BinaryFn::Powf, BinaryFn::Atan2, BinaryFn::Hypot];
+
+    /// The host method's name, also the kernel's suffix.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryFn::Powf => "powf",
+            BinaryFn::Atan2 => "atan2",
+            BinaryFn::Hypot => "hypot",
         }
     }
 }
@@ -254,6 +377,55 @@ impl Gpu {
         }
         let kernel = self.arith_kernel::<T>(op.suffix(), 1)?;
         let out = launch::elementwise(&self.stream, &kernel, &real::to_limbs(a), d)?;
+        Ok(real::from_limbs(&out))
+    }
+
+    /// The complete CUDA source of the element-wise function kernels for `T`, as NVRTC sees
+    /// it: the constants and tables generated from the host's (`src/gpu/tables.rs`), then
+    /// `kernels/functions.cu` with its headers inlined.
+    pub fn functions_source<T: GpuReal>() -> Result<String> {
+        let mut source = format!("#define HPQ_FUNCTIONS_{}\n", T::NAME.to_uppercase());
+        source.push_str(&tables::function_constants()?);
+        source.push_str(&compile::inline_headers(FUNCTIONS_CU)?);
+        Ok(source)
+    }
+
+    fn function_kernel<T: GpuReal>(&self, name: &str) -> Result<ElementwiseKernel> {
+        let source = Self::functions_source::<T>()?;
+        let module = self
+            .compiler
+            .module(&format!("hpquad_functions_{}.cu", T::NAME), &source)?;
+        let name = format!("fn_{}_{}", T::NAME, name);
+        ElementwiseKernel::from_module(&module, &name, T::LIMBS, T::LIMBS)
+    }
+
+    /// `f(a[i])` for each i on the device. For `Dd` and `Qd` the results are those of the host
+    /// methods of the same names, bit for bit; for `f64` they come from CUDA's libdevice and
+    /// may differ from the host's `std` in the last bit.
+    pub fn function<T: GpuReal>(&self, f: UnaryFn, a: &[T]) -> Result<Vec<T>> {
+        let kernel = self.function_kernel::<T>(f.name())?;
+        let limbs = real::to_limbs(a);
+        let out = launch::elementwise(&self.stream, &kernel, &limbs, &limbs)?;
+        Ok(real::from_limbs(&out))
+    }
+
+    /// `f(a[i], b[i])` for each i on the device (`a[i].powf(b[i])`, `a[i].atan2(b[i])`,
+    /// `a[i].hypot(b[i])`), with the same agreement as [`Gpu::function`].
+    pub fn function2<T: GpuReal>(&self, f: BinaryFn, a: &[T], b: &[T]) -> Result<Vec<T>> {
+        if a.len() != b.len() {
+            return Err(GpuError::Invalid(format!(
+                "operands of {} and {} elements",
+                a.len(),
+                b.len()
+            )));
+        }
+        let kernel = self.function_kernel::<T>(f.name())?;
+        let out = launch::elementwise(
+            &self.stream,
+            &kernel,
+            &real::to_limbs(a),
+            &real::to_limbs(b),
+        )?;
         Ok(real::from_limbs(&out))
     }
 }

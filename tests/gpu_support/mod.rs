@@ -2,6 +2,8 @@
 //! for each operation, and the bit-for-bit comparison of host and device results.
 #![allow(dead_code)]
 
+pub mod functions;
+
 use hpquad::gpu::{ArithOp, GpuReal, MixedOp};
 use precision::{Dd, Qd};
 use rand::rngs::StdRng;
