@@ -1,5 +1,6 @@
 //! The `hpquad` command line: one module per subcommand, all errors reported in one place.
 
+mod devices;
 mod eval;
 mod format;
 mod integrate;
@@ -26,6 +27,8 @@ enum Command {
     Integrate(integrate::IntegrateArgs),
     /// Evaluate a constant expression in f64, dd or qd, e.g. `hpquad eval "exp(1)"`.
     Eval(eval::EvalArgs),
+    /// List the CUDA devices, the NVRTC version and the kernel cache directory.
+    Devices(devices::DevicesArgs),
 }
 
 /// A failure to report: bad input (exit code 2) or a computation that could not give an honest
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Pi(args) => pi::run(args).map(|()| 0),
         Command::Integrate(args) => integrate::run(args),
         Command::Eval(args) => eval::run(args).map(|()| 0),
+        Command::Devices(args) => devices::run(args).map(|()| 0),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
