@@ -140,12 +140,23 @@ impl Backend for GpuBackend {
 
 /// The fewest points for which one GPU launch beats the CPU, per precision.
 ///
-/// Measured on the H100 lender machine (16 CPU cores, rayon over all of them; NVIDIA H100
-/// 80GB HBM3) by `gpu_bench_crossover` in tests/gpu_bench.rs on the π integrand
-/// `(16*x-16)/(x^4-2*x^3+4*x-4)`, warm kernel cache: the smallest power of two at which the
-/// GPU's call (launch, copies, host sum of the partials) took less time than the CPU's.
-/// A heavier integrand moves the crossover lower, so this is conservative for it.
-/// `HPQUAD_GPU_MIN_POINTS` overrides it for every precision (for re-measuring elsewhere).
+/// Measured, not guessed: `gpu_bench_crossover` in tests/gpu_bench.rs, run on the H100 lender
+/// machine (NVIDIA H100 80GB HBM3, 16 CPU cores, rayon over all of them) with a warm kernel
+/// cache, timed one uniform sum of the π integrand `(16*x-16)/(x^4-2*x^3+4*x-4)` on each side
+/// (median of 7) for n = 2^6, 2^8, ..., 2^22 points; these are the smallest n at which the
+/// GPU's call (about 90 µs of launch, copies and synchronisation, then the work) beat the CPU:
+///
+/// | precision | n = 2^(k-2): GPU / CPU | n = 2^k: GPU / CPU | threshold |
+/// | --- | --- | --- | --- |
+/// | f64 | 2^14: 86 µs / 39 µs | 2^16: 88 µs / 95 µs | 2^16 |
+/// | dd | 2^12: 93 µs / 88 µs | 2^14: 102 µs / 143 µs | 2^14 |
+/// | qd | 2^6: 233 µs / 217 µs | 2^8: 224 µs / 675 µs | 2^8 |
+///
+/// Command: `.device-be/bin/test-gpu_bench-test --ignored --nocapture gpu_bench_crossover`
+/// (see benches/README.md). A heavier integrand makes the CPU slower per point and moves the
+/// crossover lower, so these are conservative for it; a machine with fewer cores moves it
+/// lower too. `HPQUAD_GPU_MIN_POINTS` overrides the threshold for every precision, for
+/// re-measuring elsewhere.
 pub fn gpu_min_points<T: Real>() -> u64 {
     if let Some(n) = std::env::var("HPQUAD_GPU_MIN_POINTS")
         .ok()
@@ -154,9 +165,9 @@ pub fn gpu_min_points<T: Real>() -> u64 {
         return n;
     }
     match T::NAME {
-        "f64" => 1 << 17,
+        "f64" => 1 << 16,
         "dd" => 1 << 14,
-        _ => 1 << 12,
+        _ => 1 << 8,
     }
 }
 
