@@ -97,6 +97,14 @@ pub trait Backend: Sync {
         grids: &[UniformGrid<T>],
     ) -> Result<Vec<T>>;
 
+    /// The device that [`Backend::uniform_sums`] would run these grids on, for the per-stage
+    /// record; a backend that dispatches per call (CPU for small batches, GPU for large ones)
+    /// says which. The default is [`Backend::device`].
+    fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> String {
+        let _ = (f, grids);
+        self.device()
+    }
+
     /// The sum over one grid; see [`Backend::uniform_sums`].
     fn uniform_sum<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> Result<T> {
         let sums = self.uniform_sums(f, std::slice::from_ref(grid))?;

@@ -65,6 +65,17 @@ pub enum Error {
         /// The operating system's reason.
         reason: String,
     },
+
+    /// The GPU could not be used or failed: no driver or device, a kernel NVRTC refused, an
+    /// integrand only the CPU can run.
+    #[error("GPU: {0}")]
+    Gpu(String),
+}
+
+impl From<crate::gpu::GpuError> for Error {
+    fn from(e: crate::gpu::GpuError) -> Error {
+        Error::Gpu(e.to_string())
+    }
 }
 
 /// `Result` with hpquad's [`Error`].

@@ -10,6 +10,7 @@ use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::estimate::{Estimate, Value};
 use crate::expr::Expr;
+use crate::gpu::{self, GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{richardson, romberg, trapezoid, Interval, Options, Outcome};
 use crate::options::{Device, Method, Precision};
@@ -165,9 +166,7 @@ impl<F: Integrand> Integral<F> {
     pub fn compute(&self) -> Result<Estimate> {
         let start = Instant::now();
         self.validate()?;
-        let backend = match self.device {
-            Device::Cpu | Device::Auto => CpuBackend::new(self.threads)?,
-        };
+        let backend = self.backend()?;
         let mut estimate = match self.precision {
             Precision::F64 => self.estimate::<f64>(&backend)?,
             Precision::Dd => self.estimate::<Dd>(&backend)?,
@@ -177,8 +176,26 @@ impl<F: Integrand> Integral<F> {
         Ok(estimate)
     }
 
+    /// The CPU, with the GPU beside it as the device option asks.
+    fn backend(&self) -> Result<HybridBackend> {
+        let cpu = CpuBackend::new(self.threads)?;
+        let gpu = match self.device {
+            Device::Cpu => None,
+            Device::Gpu => {
+                GpuBackend::tape_of(&self.integrand)?;
+                Some(GpuBackend::new(0)?)
+            }
+            // No GPU is not an error here: the CPU does everything.
+            Device::Auto if self.integrand.tape().is_some() && gpu::is_available() => {
+                GpuBackend::new(0).ok()
+            }
+            Device::Auto => None,
+        };
+        Ok(HybridBackend::new(cpu, gpu))
+    }
+
     /// Runs the method in precision `T`.
-    fn estimate<T: Real>(&self, backend: &CpuBackend) -> Result<Estimate>
+    fn estimate<T: Real>(&self, backend: &HybridBackend) -> Result<Estimate>
     where
         Value: From<T>,
     {

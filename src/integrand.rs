@@ -2,6 +2,8 @@
 
 use precision::Real;
 
+use crate::expr::Tape;
+
 /// A function of `dims()` variables that can be evaluated in f64, dd or qd.
 ///
 /// Backends never ask for single points: they hand over a batch as one column per dimension
@@ -15,6 +17,12 @@ pub trait Integrand: Sync {
     /// Writes `f(points[..][i])` to `out[i]` for every `i < out.len()`; each column of
     /// `points` has `out.len()` entries.
     fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]);
+
+    /// The integrand as a tape, for backends that compile it (the GPU); `None` for Rust code,
+    /// which runs on the CPU only.
+    fn tape(&self) -> Option<&Tape> {
+        None
+    }
 }
 
 /// A Rust function of one variable, generic over the precision, for CPU-only use.

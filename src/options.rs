@@ -84,7 +84,11 @@ pub enum Device {
     /// The CPU, on a rayon thread pool.
     #[default]
     Cpu,
-    /// The best device available; until the GPU backend lands, the CPU.
+    /// The first CUDA GPU for grids large enough to gain from it, the CPU for the rest; no
+    /// GPU (no driver, no device) is an error, and so is an integrand given as Rust code.
+    Gpu,
+    /// The GPU when one is present, the integrand is an expression and a grid is large enough
+    /// ([`crate::gpu::gpu_min_points`]), the CPU otherwise; a missing GPU is not an error.
     Auto,
 }
 
@@ -92,6 +96,7 @@ impl fmt::Display for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Device::Cpu => "cpu",
+            Device::Gpu => "gpu",
             Device::Auto => "auto",
         })
     }
@@ -100,12 +105,15 @@ impl fmt::Display for Device {
 impl FromStr for Device {
     type Err = String;
 
-    /// `cpu` or `auto` (case-insensitive), as on the command line.
+    /// `cpu`, `gpu` or `auto` (case-insensitive), as on the command line.
     fn from_str(text: &str) -> Result<Device, String> {
         match text.to_ascii_lowercase().as_str() {
             "cpu" => Ok(Device::Cpu),
+            "gpu" | "cuda" => Ok(Device::Gpu),
             "auto" => Ok(Device::Auto),
-            _ => Err(format!("unknown device '{text}'; expected cpu or auto")),
+            _ => Err(format!(
+                "unknown device '{text}'; expected cpu, gpu or auto"
+            )),
         }
     }
 }

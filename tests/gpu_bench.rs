@@ -119,3 +119,135 @@ fn gpu_bench_profile_target() {
         (s * h).components()
     );
 }
+
+// ---- The generated-kernel backend: throughput against the host's cores, and the crossover
+// that `gpu_min_points` records. Figures in benches/README.md (GPU section).
+
+use hpquad::backend::{Backend, UniformGrid};
+use hpquad::cpu::CpuBackend;
+use hpquad::expr::Expr;
+use hpquad::gpu::GpuBackend;
+use precision::Real;
+
+/// The integrand whose FP64 operations the profiler counts (4/(1+x^2), as the earlier figures).
+const PI_EXPR: &str = "4/(1+x^2)";
+const ROMBERG_PI_EXPR: &str = "(16*x-16)/(x^4-2*x^3+4*x-4)";
+const HEAVY_EXPR: &str = "sqrt(exp(cos(x^(x^x))))";
+
+fn midpoints<T: Real>(n: u64) -> UniformGrid<T> {
+    let h = T::one() / T::from_f64(n as f64);
+    UniformGrid {
+        a: h / T::from_f64(2.0),
+        h,
+        first: 0,
+        stride: 1,
+        count: n,
+    }
+}
+
+/// The median of `reps` timed calls, in seconds, after one untimed call.
+fn median_secs<B: Backend, T: Real>(b: &B, f: &Expr, grid: &UniformGrid<T>, reps: usize) -> f64 {
+    b.uniform_sum(f, grid).expect("warm-up sum");
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            b.uniform_sum(f, grid).expect("timed sum");
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[reps / 2]
+}
+
+fn compare_rates<T: Real>(
+    gpu: &GpuBackend,
+    cpu: &CpuBackend,
+    src: &str,
+    log_gpu: u32,
+    log_cpu: u32,
+) {
+    let f = Expr::parse(src, 1).unwrap();
+    let t = Instant::now();
+    gpu.uniform_sum(&f, &midpoints::<T>(256)).expect("compile");
+    let first = ms(t);
+    let g = median_secs(gpu, &f, &midpoints::<T>(1 << log_gpu), 3);
+    let c = median_secs(cpu, &f, &midpoints::<T>(1 << log_cpu), 3);
+    let (gr, cr) = ((1u64 << log_gpu) as f64 / g, (1u64 << log_cpu) as f64 / c);
+    println!(
+        "rate {src} {}: gpu 2^{log_gpu} in {g:.4} s = {gr:.4e} ev/s; cpu ({} threads) 2^{log_cpu} in {c:.4} s = {cr:.4e} ev/s; gpu/cpu {:.1}; first gpu call (compile or cache) {first:.0} ms",
+        T::NAME,
+        cpu.threads(),
+        gr / cr
+    );
+}
+
+/// Uniform sums of generated kernels on the GPU and on every CPU core, in one process.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_bench_generated_rates() {
+    let gpu = GpuBackend::new(0).expect("a CUDA device");
+    let cpu = CpuBackend::new(0).unwrap();
+    compare_rates::<f64>(&gpu, &cpu, PI_EXPR, 30, 26);
+    compare_rates::<Dd>(&gpu, &cpu, PI_EXPR, 30, 23);
+    compare_rates::<Qd>(&gpu, &cpu, PI_EXPR, 30, 20);
+    // Long enough that the ~90 us fixed cost of a call vanishes: the kernel's steady rate.
+    compare_rates::<f64>(&gpu, &cpu, PI_EXPR, 34, 26);
+    compare_rates::<Dd>(&gpu, &cpu, PI_EXPR, 32, 23);
+    compare_rates::<f64>(&gpu, &cpu, HEAVY_EXPR, 28, 22);
+    compare_rates::<Dd>(&gpu, &cpu, HEAVY_EXPR, 24, 17);
+    compare_rates::<Qd>(&gpu, &cpu, HEAVY_EXPR, 22, 15);
+}
+
+fn crossover<T: Real>(gpu: &GpuBackend, cpu: &CpuBackend) {
+    let f = Expr::parse(ROMBERG_PI_EXPR, 1).unwrap();
+    let mut found = None;
+    for log_n in (6..=22).step_by(2) {
+        let grid = midpoints::<T>(1 << log_n);
+        let g = median_secs(gpu, &f, &grid, 7);
+        let c = median_secs(cpu, &f, &grid, 7);
+        println!(
+            "crossover {} n=2^{log_n}: gpu {:.1} us, cpu {:.1} us",
+            T::NAME,
+            g * 1e6,
+            c * 1e6
+        );
+        if found.is_none() && g < c {
+            found = Some(log_n);
+        }
+    }
+    println!("crossover {}: gpu faster from 2^{:?}", T::NAME, found);
+}
+
+/// The smallest grid for which one GPU launch beats the CPU: the figures behind
+/// `hpquad::gpu::gpu_min_points`.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_bench_crossover() {
+    let gpu = GpuBackend::new(0).expect("a CUDA device");
+    let cpu = CpuBackend::new(0).unwrap();
+    crossover::<f64>(&gpu, &cpu);
+    crossover::<Dd>(&gpu, &cpu);
+    crossover::<Qd>(&gpu, &cpu);
+}
+
+/// One launch per type of the generated 4/(1+x^2) kernel on 2^22 points, for ncu to count
+/// FP64 instructions per evaluation (compiled before, so each type launches exactly once).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_bench_profile_generated() {
+    let gpu = GpuBackend::new(0).expect("a CUDA device");
+    let f = Expr::parse(PI_EXPR, 1).unwrap();
+    let n = 1u64 << 22;
+    println!(
+        "profile f64 {}",
+        gpu.uniform_sum(&f, &midpoints::<f64>(n)).unwrap()
+    );
+    println!(
+        "profile dd {}",
+        gpu.uniform_sum(&f, &midpoints::<Dd>(n)).unwrap()
+    );
+    println!(
+        "profile qd {}",
+        gpu.uniform_sum(&f, &midpoints::<Qd>(n)).unwrap()
+    );
+}

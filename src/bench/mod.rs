@@ -30,8 +30,11 @@ pub const PRECISIONS: [Precision; 3] = [Precision::F64, Precision::Dd, Precision
 
 /// The devices swept on this machine: the CPU always, and the GPU when one is usable.
 pub fn devices() -> Vec<Device> {
-    // The GPU joins here, once `Device` has its variant: `if crate::gpu::is_available() {..}`.
-    vec![Device::Cpu]
+    let mut devices = vec![Device::Cpu];
+    if crate::gpu::is_available() {
+        devices.push(Device::Gpu);
+    }
+    devices
 }
 
 /// Significant digits of the reference as a quad-double: the cap on measured digits besides the

@@ -158,11 +158,12 @@ fn machine() -> String {
                 .map(|(_, m)| m.split_whitespace().collect::<Vec<_>>().join(" "))
         })
         .unwrap_or_else(|| "unknown CPU".to_string());
-    let mut devices: Vec<String> = vec![format!("{model}, {cores} cores")];
-    for device in bench::devices() {
-        if device != hpquad::Device::Cpu {
-            devices.push(device.to_string());
+    let mut parts: Vec<String> = vec![format!("{model}, {cores} cores")];
+    if bench::devices().contains(&hpquad::Device::Gpu) {
+        match hpquad::gpu::device_info(0) {
+            Ok(info) => parts.push(info.name),
+            Err(_) => parts.push("a GPU".to_string()),
         }
     }
-    devices.join(" + ")
+    parts.join(" + ")
 }

@@ -1,6 +1,7 @@
 //! The `hpquad` command line: one module per subcommand, all errors reported in one place.
 
 mod bench;
+mod devices;
 mod eval;
 mod format;
 mod integrate;
@@ -29,6 +30,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Benchmark precision against cost: correct digits, evaluations and time over a suite.
     Bench(bench::BenchArgs),
+    /// List the CUDA devices, the NVRTC version and the kernel cache directory.
+    Devices(devices::DevicesArgs),
 }
 
 /// A failure to report: bad input (exit code 2) or a computation that could not give an honest
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Integrate(args) => integrate::run(args),
         Command::Eval(args) => eval::run(args).map(|()| 0),
         Command::Bench(args) => bench::run(args).map(|()| 0),
+        Command::Devices(args) => devices::run(args).map(|()| 0),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -26,7 +26,8 @@ pub struct PiArgs {
     /// Worker threads [default: all cores].
     #[arg(long, short)]
     pub threads: Option<usize>,
-    /// Where to evaluate the integrand: cpu or auto.
+    /// Where to evaluate the integrand: cpu, gpu (large grids on the GPU; an error without
+    /// one) or auto (the GPU for large grids when there is one).
     #[arg(long, default_value = "cpu")]
     pub device: Device,
 }

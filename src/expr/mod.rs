@@ -35,6 +35,7 @@
 //! # Ok::<(), hpquad::expr::ExprError>(())
 //! ```
 
+pub mod cuda;
 mod error;
 mod eval;
 mod lexer;
@@ -121,5 +122,9 @@ impl Integrand for Expr {
 
     fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]) {
         self.plan.eval_batch(&self.tape, points, out);
+    }
+
+    fn tape(&self) -> Option<&Tape> {
+        Some(&self.tape)
     }
 }

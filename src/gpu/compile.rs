@@ -16,7 +16,7 @@ use super::error::{driver, GpuError, Result};
 use super::sys;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 10] = [
+const HEADERS: [(&str, &str); 11] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
@@ -33,6 +33,7 @@ const HEADERS: [(&str, &str); 10] = [
         include_str!("../../kernels/hyperbolic.cuh"),
     ),
     ("roots.cuh", include_str!("../../kernels/roots.cuh")),
+    ("integrand.cuh", include_str!("../../kernels/integrand.cuh")),
 ];
 
 /// Replaces each `#include "x.cuh"` by the header's text, each header once (they are all

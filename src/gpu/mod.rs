@@ -20,6 +20,7 @@
 //! # Ok::<(), hpquad::gpu::GpuError>(())
 //! ```
 
+mod backend;
 mod cache;
 mod compile;
 mod context;
@@ -33,12 +34,14 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream};
 
+pub use backend::{gpu_min_points, GpuBackend, HybridBackend};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
 pub use error::{GpuError, Result};
 pub use real::GpuReal;
 
+use crate::expr::cuda::CudaIntegrand;
 use compile::Compiler;
 use launch::{ElementwiseKernel, UniformSumKernel};
 
@@ -269,13 +272,31 @@ impl Gpu {
     /// as NVRTC sees it (headers inlined). `body` is the body of
     /// `__device__ real_t integrand(real_t x)`, where `real_t` is `double`, `dd_t` or `qd_t`.
     pub fn uniform_sum_source<T: GpuReal>(body: &str) -> Result<String> {
+        Self::sum_source::<T>("", body)
+    }
+
+    /// The uniform-sum source for a generated integrand ([`crate::expr::cuda`]): with the
+    /// elementary-function mirrors and their tables when the integrand calls them.
+    pub fn integrand_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+        let prelude = if integrand.needs_functions {
+            format!(
+                "{}#include \"integrand.cuh\"\n",
+                tables::function_constants()?
+            )
+        } else {
+            String::new()
+        };
+        Self::sum_source::<T>(&prelude, &integrand.body)
+    }
+
+    fn sum_source<T: GpuReal>(prelude: &str, body: &str) -> Result<String> {
         if UNIFORM_SUM_CU.matches(INTEGRAND_MARKER).count() != 1 {
             return Err(GpuError::Invalid(
                 "uniform_sum.cu must hold the integrand marker exactly once".into(),
             ));
         }
         let integrand = format!(
-            "typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
+            "{prelude}typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
             T::CUDA_TYPE,
             body
         );
@@ -299,6 +320,21 @@ impl Gpu {
         stride: u64,
         count: u64,
     ) -> Result<T> {
+        let source = Self::uniform_sum_source::<T>(integrand_body)?;
+        self.uniform_sum_of_source(&source, a, h, first, stride, count)
+    }
+
+    /// [`Gpu::uniform_sum`] for a complete kernel source from [`Gpu::integrand_source`] or
+    /// [`Gpu::uniform_sum_source`] (compiled once, then taken from the cache).
+    pub fn uniform_sum_of_source<T: GpuReal>(
+        &self,
+        source: &str,
+        a: T,
+        h: T,
+        first: u64,
+        stride: u64,
+        count: u64,
+    ) -> Result<T> {
         if count == 0 {
             return Ok(T::sum_partials(&[]));
         }
@@ -313,8 +349,7 @@ impl Gpu {
                 ))
             })?;
         let name = format!("hpquad_uniform_sum_{}.cu", T::NAME);
-        let source = Self::uniform_sum_source::<T>(integrand_body)?;
-        let module = self.compiler.module(&name, &source)?;
+        let module = self.compiler.module(&name, source)?;
         let kernel = UniformSumKernel::from_module(&module, &name, T::LIMBS, T::ACC_LIMBS)?;
         let (mut a_limbs, mut h_limbs) = (Vec::new(), Vec::new());
         a.push_limbs(&mut a_limbs);

@@ -60,7 +60,6 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
 ) -> Result<Outcome<T>> {
     options.validate()?;
     oriented(interval, "Romberg integration", |a, b| {
-        let device = backend.device();
         let p = options.subintervals;
         let mut stages = Vec::new();
 
@@ -85,6 +84,7 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             .map(|r| endpoints(r.a, r.a + r.width))
             .collect();
         let mut evaluations = 2 * p;
+        let device = backend.device_for(f, &grids);
         let sums = timed(&mut stages, 0, evaluations, &device, || {
             backend.uniform_sums(f, &grids)
         })?;
@@ -109,6 +109,7 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
                     new_midpoints(r.a, r.width.ldexp(-(level as i32)), 1 << (level - 1))
                 })
                 .collect();
+            let device = backend.device_for(f, &grids);
             let sums = timed(&mut stages, level, new_points, &device, || {
                 backend.uniform_sums(f, &grids)
             })?;

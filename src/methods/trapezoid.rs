@@ -35,7 +35,6 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
         let n = intervals;
         let h = (b - a) / T::from_i64(n as i64);
         let mut stages = Vec::new();
-        let device = backend.device();
         let ends = endpoints(a, b);
         let mut table = Table::new();
         if n % 2 == 0 {
@@ -53,8 +52,10 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
                 stride: 2,
                 count: n / 2,
             };
+            let grids = [ends, evens, odds];
+            let device = backend.device_for(f, &grids);
             let sums = timed(&mut stages, 0, n + 1, &device, || {
-                backend.uniform_sums(f, &[ends, evens, odds])
+                backend.uniform_sums(f, &grids)
             })?;
             let coarse = (sums[0] / 2.0 + sums[1]) * (h * 2.0); // T(2h)
             table.push(coarse);
@@ -67,8 +68,10 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
                 stride: 1,
                 count: n - 1,
             };
+            let grids = [ends, interior];
+            let device = backend.device_for(f, &grids);
             let sums = timed(&mut stages, 0, n + 1, &device, || {
-                backend.uniform_sums(f, &[ends, interior])
+                backend.uniform_sums(f, &grids)
             })?;
             table.push((sums[0] / 2.0 + sums[1]) * h);
         }

@@ -1,0 +1,242 @@
+//! The GPU as a [`Backend`]: the integrand's tape compiled to a uniform-sum kernel, and the
+//! hybrid that sends each grid to the CPU or the GPU by its size.
+#![deny(unsafe_code)]
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use precision::{Dd, Qd, Real};
+
+use super::{Gpu, GpuError, GpuReal};
+use crate::backend::{non_finite, require_1d, Backend, UniformGrid};
+use crate::cpu::CpuBackend;
+use crate::error::{Error, Result};
+use crate::expr::{cuda, Tape};
+use crate::integrand::Integrand;
+
+/// Runs every uniform sum on one CUDA device, one kernel launch per grid.
+///
+/// The integrand must be an expression ([`crate::expr::Expr`]): its tape becomes the CUDA
+/// body ([`crate::expr::cuda`]). A Rust closure ([`crate::integrand::RealFn`]) cannot be
+/// compiled for the device and is an error here.
+pub struct GpuBackend {
+    gpu: Gpu,
+    /// Complete kernel sources by precision and integrand body: generating the source of a qd
+    /// integrand with functions re-inlines ~100 kB of headers, done once.
+    sources: Mutex<HashMap<(&'static str, String), Arc<String>>>,
+}
+
+impl GpuBackend {
+    /// The backend of device `ordinal`; no driver or no such device is an error that says so.
+    pub fn new(ordinal: usize) -> std::result::Result<GpuBackend, GpuError> {
+        Ok(GpuBackend {
+            gpu: Gpu::new(ordinal)?,
+            sources: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The tape of `f`, or the error that says why `f` cannot run on the GPU.
+    pub(crate) fn tape_of<F: Integrand>(f: &F) -> Result<&Tape> {
+        f.tape().ok_or_else(|| {
+            Error::Gpu(
+                "the integrand is Rust code (a RealFn closure), which runs on the CPU only; \
+                 give it as an expression string to run it on the GPU, or use Device::Cpu"
+                    .to_string(),
+            )
+        })
+    }
+
+    /// The kernel source of `tape` in `G`, from the cache or generated now.
+    fn source<G: Real + GpuReal>(&self, tape: &Tape) -> Result<Arc<String>> {
+        let code = cuda::integrand::<G>(tape).map_err(|e| Error::Gpu(e.to_string()))?;
+        let mut sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (<G as GpuReal>::NAME, code.body.clone());
+        if let Some(s) = sources.get(&key) {
+            return Ok(s.clone());
+        }
+        let source = Arc::new(Gpu::integrand_source::<G>(&code)?);
+        sources.insert(key, source.clone());
+        Ok(source)
+    }
+
+    /// The sums in `G`, which is `T` (the caller checked): values cross by `Any`, no unsafe.
+    fn sums_in<T: Real, G: Real + GpuReal, F: Integrand>(
+        &self,
+        f: &F,
+        tape: &Tape,
+        grids: &[UniformGrid<T>],
+    ) -> Result<Vec<T>> {
+        let source = self.source::<G>(tape)?;
+        let mut sums = Vec::with_capacity(grids.len());
+        for grid in grids {
+            let (a, h) = (same::<T, G>(grid.a)?, same::<T, G>(grid.h)?);
+            let sum =
+                self.gpu
+                    .uniform_sum_of_source(&source, a, h, grid.first, grid.stride, grid.count);
+            match sum {
+                Ok(s) => sums.push(same::<G, T>(s)?),
+                // Report the point as the CPU does: in the working precision, with its value.
+                Err(GpuError::NonFinite { index, .. }) => {
+                    let x = grid.point(index).unwrap_or_else(T::zero);
+                    let mut y = [T::zero()];
+                    f.eval_batch(&[&[x]], &mut y);
+                    return Err(non_finite(x, y[0]));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(sums)
+    }
+}
+
+/// `x` as `B` when `A` and `B` are the same type.
+fn same<A: 'static + Copy, B: 'static + Copy>(x: A) -> Result<B> {
+    (&x as &dyn Any)
+        .downcast_ref::<B>()
+        .copied()
+        .ok_or_else(|| Error::Gpu("the GPU computes in f64, dd or qd only".to_string()))
+}
+
+fn is<A: 'static, B: 'static>() -> bool {
+    std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>()
+}
+
+impl Backend for GpuBackend {
+    fn device(&self) -> String {
+        let info = self.gpu.info();
+        format!("gpu {} ({})", info.ordinal, info.name)
+    }
+
+    fn uniform_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        grids: &[UniformGrid<T>],
+    ) -> Result<Vec<T>> {
+        require_1d(f)?;
+        for grid in grids {
+            grid.validate()?;
+        }
+        let tape = Self::tape_of(f)?;
+        if is::<T, f64>() {
+            self.sums_in::<T, f64, F>(f, tape, grids)
+        } else if is::<T, Dd>() {
+            self.sums_in::<T, Dd, F>(f, tape, grids)
+        } else if is::<T, Qd>() {
+            self.sums_in::<T, Qd, F>(f, tape, grids)
+        } else {
+            Err(Error::Gpu(format!(
+                "the GPU computes in f64, dd or qd, not {}",
+                T::NAME
+            )))
+        }
+    }
+}
+
+/// The fewest points for which one GPU launch beats the CPU, per precision.
+///
+/// Measured, not guessed: `gpu_bench_crossover` in tests/gpu_bench.rs, run on the H100 lender
+/// machine (NVIDIA H100 80GB HBM3, 16 CPU cores, rayon over all of them) with a warm kernel
+/// cache, timed one uniform sum of the π integrand `(16*x-16)/(x^4-2*x^3+4*x-4)` on each side
+/// (median of 7) for n = 2^6, 2^8, ..., 2^22 points; these are the smallest n at which the
+/// GPU's call (about 90 µs of launch, copies and synchronisation, then the work) beat the CPU:
+///
+/// | precision | n = 2^(k-2): GPU / CPU | n = 2^k: GPU / CPU | threshold |
+/// | --- | --- | --- | --- |
+/// | f64 | 2^14: 86 µs / 39 µs | 2^16: 88 µs / 95 µs | 2^16 |
+/// | dd | 2^12: 93 µs / 88 µs | 2^14: 102 µs / 143 µs | 2^14 |
+/// | qd | 2^6: 233 µs / 217 µs | 2^8: 224 µs / 675 µs | 2^8 |
+///
+/// Command: `.device-be/bin/test-gpu_bench-test --ignored --nocapture gpu_bench_crossover`
+/// (see benches/README.md). A heavier integrand makes the CPU slower per point and moves the
+/// crossover lower, so these are conservative for it; a machine with fewer cores moves it
+/// lower too. `HPQUAD_GPU_MIN_POINTS` overrides the threshold for every precision, for
+/// re-measuring elsewhere.
+pub fn gpu_min_points<T: Real>() -> u64 {
+    if let Some(n) = std::env::var("HPQUAD_GPU_MIN_POINTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    match T::NAME {
+        "f64" => 1 << 16,
+        "dd" => 1 << 14,
+        _ => 1 << 8,
+    }
+}
+
+/// The CPU for small grids, the GPU (when there is one and the integrand is an expression) for
+/// grids of at least [`gpu_min_points`] points.
+///
+/// The choice depends on the grid and the precision alone, never on timings taken during the
+/// run, so the same call gives the same bits on every run.
+pub struct HybridBackend {
+    cpu: CpuBackend,
+    gpu: Option<GpuBackend>,
+}
+
+impl HybridBackend {
+    /// A hybrid of `cpu` and, if given, `gpu`.
+    pub fn new(cpu: CpuBackend, gpu: Option<GpuBackend>) -> HybridBackend {
+        HybridBackend { cpu, gpu }
+    }
+
+    /// Whether grid `grid` of `f` goes to the GPU.
+    fn on_gpu<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> bool {
+        self.gpu.is_some()
+            && f.dims() == 1
+            && f.tape().is_some()
+            && grid.count >= gpu_min_points::<T>()
+    }
+}
+
+impl Backend for HybridBackend {
+    fn device(&self) -> String {
+        match &self.gpu {
+            Some(g) => format!("{} + {}", g.device(), self.cpu.device()),
+            None => self.cpu.device(),
+        }
+    }
+
+    fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> String {
+        let on_gpu = grids.iter().filter(|g| self.on_gpu(f, g)).count();
+        match (&self.gpu, on_gpu) {
+            (Some(g), n) if n == grids.len() && n > 0 => g.device(),
+            (Some(_), n) if n > 0 => self.device(),
+            _ => self.cpu.device(),
+        }
+    }
+
+    fn uniform_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        grids: &[UniformGrid<T>],
+    ) -> Result<Vec<T>> {
+        let Some(gpu) = &self.gpu else {
+            return self.cpu.uniform_sums(f, grids);
+        };
+        let (big, small): (Vec<usize>, Vec<usize>) =
+            (0..grids.len()).partition(|&k| self.on_gpu(f, &grids[k]));
+        let pick = |ks: &[usize]| ks.iter().map(|&k| grids[k]).collect::<Vec<_>>();
+        let small_sums = self.cpu.uniform_sums(f, &pick(&small))?;
+        let big_sums = if big.is_empty() {
+            Vec::new()
+        } else {
+            gpu.uniform_sums(f, &pick(&big))?
+        };
+        let mut sums = vec![T::zero(); grids.len()];
+        for (k, s) in small.into_iter().zip(small_sums) {
+            sums[k] = s;
+        }
+        for (k, s) in big.into_iter().zip(big_sums) {
+            sums[k] = s;
+        }
+        Ok(sums)
+    }
+}

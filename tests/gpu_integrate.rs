@@ -1,0 +1,272 @@
+//! The GPU backend against the CPU and against closed forms: generated kernels for f64, dd and
+//! qd, Romberg π to 60 digits, the hybrid's per-stage record, non-finite values; and, on any
+//! machine, the errors of `Device::Gpu` without a GPU or with a Rust closure.
+
+use hpquad::backend::{Backend, UniformGrid};
+use hpquad::cpu::CpuBackend;
+use hpquad::expr::Expr;
+use hpquad::gpu::{self, GpuBackend};
+use hpquad::integrand::RealFn;
+use hpquad::methods::{romberg, trapezoid, Interval, Options};
+use hpquad::precision::{Dd, Qd, Real};
+use hpquad::{Device, Error, Integral, Method, Precision, Value};
+
+const PI_INTEGRAND: &str = "(16*x-16)/(x^4-2*x^3+4*x-4)";
+
+struct Square;
+impl RealFn for Square {
+    fn eval<T: Real>(&self, x: T) -> T {
+        x * x
+    }
+}
+
+#[test]
+fn device_gpu_without_a_gpu_is_a_clear_error() {
+    if gpu::is_available() {
+        return; // the GPU tests below cover this machine
+    }
+    let err = Integral::new("x^2")
+        .unwrap()
+        .over(0.0..1.0)
+        .device(Device::Gpu)
+        .compute()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Gpu(_)), "{msg}");
+    assert!(msg.contains("CUDA"), "{msg}");
+    // Auto falls back to the CPU.
+    let est = Integral::new("x^2")
+        .unwrap()
+        .over(0.0..1.0)
+        .device(Device::Auto)
+        .compute()
+        .unwrap();
+    assert!((est.value.to_f64() - 1.0 / 3.0).abs() < 1e-14);
+    assert!(est.stages.iter().all(|s| s.device.starts_with("cpu")));
+}
+
+#[test]
+fn a_closure_on_the_gpu_is_a_clear_error() {
+    let err = Integral::from_fn(Square)
+        .over(0.0..1.0)
+        .device(Device::Gpu)
+        .compute()
+        .unwrap_err();
+    assert!(err.to_string().contains("CPU only"), "{err}");
+    // Under Auto a closure simply runs on the CPU.
+    let est = Integral::from_fn(Square)
+        .over(0.0..1.0)
+        .device(Device::Auto)
+        .compute()
+        .unwrap();
+    assert!((est.value.to_f64() - 1.0 / 3.0).abs() < 1e-14);
+}
+
+#[test]
+fn device_parses_gpu() {
+    assert_eq!("gpu".parse::<Device>(), Ok(Device::Gpu));
+    assert_eq!(Device::Gpu.to_string(), "gpu");
+    assert!("tpu"
+        .parse::<Device>()
+        .unwrap_err()
+        .contains("cpu, gpu or auto"));
+}
+
+fn gpu_backend() -> GpuBackend {
+    GpuBackend::new(0).expect("a CUDA device")
+}
+
+/// |a - b| in units of T's epsilon relative to |b|.
+fn eps_apart<T: Real>(a: T, b: T) -> f64 {
+    ((a - b).to_f64() / b.to_f64()).abs() / T::epsilon().to_f64()
+}
+
+/// Romberg on the GPU and on the CPU, both against the closed form; returns how many units of
+/// epsilon the two values are apart.
+fn romberg_both<T: Real>(source: &str, a: T, b: T, exact: T) -> f64 {
+    let f = Expr::parse(source, 1).unwrap();
+    let cpu = CpuBackend::new(0).unwrap();
+    let gpu = gpu_backend();
+    let options = Options::default();
+    let on_gpu = romberg::romberg(&f, &gpu, Interval::new(a, b), &options).unwrap();
+    let on_cpu = romberg::romberg(&f, &cpu, Interval::new(a, b), &options).unwrap();
+    assert_eq!(on_gpu.evaluations, on_cpu.evaluations, "{source}");
+    assert!(on_gpu.converged, "{source} in {}", T::NAME);
+    let err = ((on_gpu.value - exact).to_f64() / exact.to_f64()).abs();
+    assert!(
+        err < 1e4 * T::epsilon().to_f64(),
+        "{source} in {}: relative error {err:e}",
+        T::NAME
+    );
+    let apart = eps_apart(on_gpu.value, on_cpu.value);
+    println!(
+        "{} {source}: gpu {} cpu {} ({} eps apart{})",
+        T::NAME,
+        on_gpu.value,
+        on_cpu.value,
+        apart,
+        if on_gpu.value == on_cpu.value {
+            ", same bits"
+        } else {
+            ""
+        }
+    );
+    apart
+}
+
+fn closed_forms<T: Real>() {
+    let one = T::one();
+    let two = T::from_f64(2.0);
+    let cases: Vec<(&str, T, T, T)> = vec![
+        (PI_INTEGRAND, T::zero(), one, T::pi()),
+        ("4/(1+x^2)", T::zero(), one, T::pi()),
+        ("exp(x)", T::zero(), one, T::e() - one),
+        ("sin(x)", T::zero(), T::pi(), two),
+        ("log(1+x)", T::zero(), one, two * two.ln() - one),
+        (
+            "x^7 - 3*x^2 + 0.1",
+            T::zero(),
+            one,
+            one / T::from_f64(8.0) - one + T::parse_decimal("0.1").unwrap(),
+        ),
+    ];
+    for (source, a, b, exact) in cases {
+        let apart = romberg_both(source, a, b, exact);
+        assert!(apart <= 8.0, "{source} in {}: {apart} eps", T::NAME);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_romberg_f64_matches_cpu_and_closed_forms() {
+    closed_forms::<f64>();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_romberg_dd_matches_cpu_and_closed_forms() {
+    closed_forms::<Dd>();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_romberg_qd_matches_cpu_and_closed_forms() {
+    closed_forms::<Qd>();
+}
+
+fn correct_digits(v: Qd) -> f64 {
+    let rel = ((v - Qd::pi()) / Qd::pi()).abs().to_f64();
+    if rel == 0.0 {
+        64.0
+    } else {
+        -rel.log10()
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_pi_qd_60_digits_and_agrees_with_cpu() {
+    let run = |device| {
+        Integral::new(PI_INTEGRAND)
+            .unwrap()
+            .over(0.0..1.0)
+            .method(Method::Romberg)
+            .precision(Precision::Qd)
+            .device(device)
+            .compute()
+            .unwrap()
+    };
+    let (g, c) = (run(Device::Gpu), run(Device::Cpu));
+    let (Value::Qd(gv), Value::Qd(cv)) = (g.value, c.value) else {
+        panic!("qd values expected");
+    };
+    let digits = correct_digits(gv);
+    println!(
+        "pi qd: gpu {gv:.64e}\n       cpu {cv:.64e}\n {digits:.1} digits, {} eps apart, same bits: {}",
+        eps_apart(gv, cv),
+        gv == cv
+    );
+    for s in &g.stages {
+        println!(
+            "  level {:2} {:8} points on {}",
+            s.level, s.points, s.device
+        );
+    }
+    assert!(digits >= 60.0, "{digits} digits");
+    assert!(eps_apart(gv, cv) <= 8.0);
+    // Small levels ran on the CPU, large ones on the GPU.
+    assert!(g.stages[0].device.starts_with("cpu"));
+    assert!(g.stages.last().unwrap().device.starts_with("gpu"));
+}
+
+/// The uniform sums of a transcendental integrand: the device mirrors against the host.
+fn functions_agree<T: Real>(n: u64) {
+    let f = Expr::parse(
+        "sqrt(exp(cos(x^(x^x)))) + atan2(x, 2) * floor(3*x) - abs(x - 0.5)",
+        1,
+    )
+    .unwrap();
+    let h = T::one() / T::from_f64(n as f64);
+    let grid = UniformGrid {
+        a: h / T::from_f64(2.0),
+        h,
+        first: 0,
+        stride: 1,
+        count: n,
+    };
+    let cpu = CpuBackend::new(0).unwrap();
+    let g = gpu_backend().uniform_sum(&f, &grid).unwrap();
+    let c = cpu.uniform_sum(&f, &grid).unwrap();
+    let apart = eps_apart(g, c);
+    println!(
+        "{} functions n={n}: gpu {g} cpu {c}, {apart} eps apart",
+        T::NAME
+    );
+    assert!(apart <= 64.0, "{apart}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_functions_agree_with_cpu() {
+    functions_agree::<f64>(1 << 16);
+    functions_agree::<Dd>(1 << 14);
+    functions_agree::<Qd>(1 << 12);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_non_finite_reports_the_point_like_the_cpu() {
+    let f = Expr::parse("1/(x - 0.75)", 1).unwrap();
+    let cpu = CpuBackend::new(0).unwrap();
+    let gpu = gpu_backend();
+    let iv = Interval::new(Dd::ZERO, Dd::ONE);
+    let options = Options::default();
+    let on_gpu = trapezoid::trapezoid(&f, &gpu, iv, 1 << 12, &options).unwrap_err();
+    let on_cpu = trapezoid::trapezoid(&f, &cpu, iv, 1 << 12, &options).unwrap_err();
+    println!("gpu: {on_gpu}\ncpu: {on_cpu}");
+    assert!(matches!(on_gpu, Error::NonFinite { .. }));
+    assert_eq!(on_gpu.to_string(), on_cpu.to_string());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_trapezoid_large_grid_f64_dd() {
+    // 2^24 intervals: every grid on the GPU under Device::Gpu.
+    for precision in [Precision::F64, Precision::Dd] {
+        let est = Integral::new("4/(1+x^2)")
+            .unwrap()
+            .over(0.0..1.0)
+            .method(Method::Trapezoid { intervals: 1 << 24 })
+            .precision(precision)
+            .device(Device::Gpu)
+            .compute()
+            .unwrap();
+        let err = (est.value.to_f64() - std::f64::consts::PI).abs();
+        println!(
+            "trapezoid 2^24 {precision}: {} on {}",
+            est.value, est.stages[0].device
+        );
+        assert!(err < 1e-13, "{err}");
+        assert!(est.stages[0].device.starts_with("gpu"));
+    }
+}
