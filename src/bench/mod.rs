@@ -237,8 +237,8 @@ pub struct Measurement {
     pub levels: u32,
     /// Median wall-clock time of the timed runs, in seconds.
     pub seconds: f64,
-    /// Timed runs behind the median (after one untimed warm-up; a point slower than the
-    /// long-point threshold is timed by its one run).
+    /// Timed runs behind the median (after one untimed warm-up; a point whose warm-up took
+    /// four times the long-point threshold is timed by that one run).
     pub repeats: usize,
     /// The devices that did the work, as the estimate's stages name them.
     pub ran_on: String,
@@ -277,8 +277,8 @@ pub struct Config {
     pub repeats: usize,
     /// The time the timed runs of one point may take together (at least one runs).
     pub repeat_budget: Duration,
-    /// A point whose warm-up takes longer than this is timed by that run alone, and ends its
-    /// curve: the next amount of work would take longer still.
+    /// A point whose time exceeds this ends its curve: the next amount of work would take
+    /// longer still. (A warm-up of four times this is the point's only run.)
     pub long_point: Duration,
     /// CPU worker threads (0: one per core).
     pub threads: usize,
@@ -482,6 +482,9 @@ fn run_point(curve: &Curve<'_>, work: Work, config: &Config) -> Point {
     point
 }
 
+/// A warm-up this many times the long-point threshold is its own measurement.
+const VERY_LONG: u32 = 4;
+
 /// The estimate at one point, the median time of its timed runs and their number.
 fn measure(curve: &Curve<'_>, work: Work, config: &Config) -> Result<(Estimate, f64, usize)> {
     let (method, tolerance) = (curve.method.configure)(work);
@@ -496,10 +499,12 @@ fn measure(curve: &Curve<'_>, work: Work, config: &Config) -> Result<(Estimate, 
     if let Some(t) = tolerance {
         integral = integral.tolerance(t);
     }
-    // The warm-up pays for first-touch costs (thread start-up, kernel compilation).
+    // The warm-up pays for first-touch costs (thread start-up, kernel compilation: seconds
+    // for a qd kernel with elementary functions), so it is never the measurement, unless it
+    // is so long that such costs cannot matter and a second run would only double the wait.
     let estimate = integral.compute()?;
     let first = estimate.elapsed;
-    if first >= config.long_point {
+    if first >= config.long_point * VERY_LONG {
         return Ok((estimate, first.as_secs_f64(), 1));
     }
     let fit = config.repeat_budget.as_secs_f64() / first.as_secs_f64().max(1e-9);

@@ -104,6 +104,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             curve.reference.name, curve.method.name, curve.precision, curve.device
         ));
         points.extend(bench::run_curve(curve, &config, |_| bar.inc(1)));
+        // The CSV so far, so that an interrupted sweep leaves its points behind; the final
+        // write below reports any error.
+        if std::fs::create_dir_all(&args.out).is_ok() {
+            let _ = std::fs::write(args.out.join("points.csv"), report::csv(&points));
+        }
     }
     bar.finish_and_clear();
 
