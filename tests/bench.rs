@@ -238,3 +238,23 @@ fn checks_fail_when_a_precision_misses_its_digits() {
         "only the tightest tolerance is checked"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_quick_sweep_reaches_the_required_digits() {
+    assert!(
+        bench::devices().contains(&Device::Gpu),
+        "the sweep sees the GPU"
+    );
+    let refs = references();
+    let mut config = Config::new(Scale::Quick);
+    config.filter = vec!["gpu".into(), "romberg".into()];
+    let points: Vec<Point> = bench::plan(&refs.integrals, &config)
+        .iter()
+        .flat_map(|c| bench::run_curve(c, &config, |_| {}))
+        .collect();
+    assert!(points.iter().all(|p| p.device == Device::Gpu));
+    let (failures, checked) = check(&points);
+    assert_eq!(checked, 3 * QUICK.len());
+    assert!(failures.is_empty(), "{failures:?}");
+}
