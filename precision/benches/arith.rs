@@ -120,8 +120,20 @@ macro_rules! bench_op {
         let mut g = $c.benchmark_group(concat!($name, "/latency"));
         latency(&mut g, "f64", $start.to_f64(), &a.f, |$x: f64, $y| $chain);
         latency(&mut g, "Dd", $start.to_dd(), &a.dd, |$x: Dd, $y| $chain);
-        latency(&mut g, "TwoFloat", TwoFloat::from($start.to_f64()), &a.tf, |$x: TwoFloat, $y| $chain);
-        latency(&mut g, "qd::Double", qd::Double($start.to_f64(), 0.0), &a.qdd, |$x: QdDouble, $y| $chain);
+        latency(
+            &mut g,
+            "TwoFloat",
+            TwoFloat::from($start.to_f64()),
+            &a.tf,
+            |$x: TwoFloat, $y| $chain,
+        );
+        latency(
+            &mut g,
+            "qd::Double",
+            qd::Double($start.to_f64(), 0.0),
+            &a.qdd,
+            |$x: QdDouble, $y| $chain,
+        );
         latency(&mut g, "Qd", $start, &a.qd, |$x: Qd, $y| $chain);
         g.bench_function("MPFR-212", |bch| {
             let mut $mx = Float::with_val(MPFR_BITS, $start.to_f64());
@@ -135,11 +147,46 @@ macro_rules! bench_op {
         });
         g.finish();
         let mut g = $c.benchmark_group(concat!($name, "/throughput"));
-        throughput(&mut g, "f64", &a.f, &b.f, &mut vec![0.0; N], |$p: f64, $q| $op);
-        throughput(&mut g, "Dd", &a.dd, &b.dd, &mut vec![Dd::ZERO; N], |$p: Dd, $q| $op);
-        throughput(&mut g, "TwoFloat", &a.tf, &b.tf, &mut vec![TwoFloat::from(0.0); N], |$p: TwoFloat, $q| $op);
-        throughput(&mut g, "qd::Double", &a.qdd, &b.qdd, &mut vec![qd::Double(0.0, 0.0); N], |$p: QdDouble, $q| $op);
-        throughput(&mut g, "Qd", &a.qd, &b.qd, &mut vec![Qd::ZERO; N], |$p: Qd, $q| $op);
+        throughput(
+            &mut g,
+            "f64",
+            &a.f,
+            &b.f,
+            &mut vec![0.0; N],
+            |$p: f64, $q| $op,
+        );
+        throughput(
+            &mut g,
+            "Dd",
+            &a.dd,
+            &b.dd,
+            &mut vec![Dd::ZERO; N],
+            |$p: Dd, $q| $op,
+        );
+        throughput(
+            &mut g,
+            "TwoFloat",
+            &a.tf,
+            &b.tf,
+            &mut vec![TwoFloat::from(0.0); N],
+            |$p: TwoFloat, $q| $op,
+        );
+        throughput(
+            &mut g,
+            "qd::Double",
+            &a.qdd,
+            &b.qdd,
+            &mut vec![qd::Double(0.0, 0.0); N],
+            |$p: QdDouble, $q| $op,
+        );
+        throughput(
+            &mut g,
+            "Qd",
+            &a.qd,
+            &b.qd,
+            &mut vec![Qd::ZERO; N],
+            |$p: Qd, $q| $op,
+        );
         g.bench_function("MPFR-212", |bch| {
             let mut out: Vec<Float> = (0..N).map(|_| Float::new(MPFR_BITS)).collect();
             bch.iter(|| {
@@ -161,20 +208,101 @@ fn arith(c: &mut Criterion) {
     let s2 = sets(&inputs(2, -1.0, 1.0));
     let f1 = sets(&inputs(3, 0.5, 2.0));
     let f2 = sets(&inputs(4, 0.5, 2.0));
-    bench_op!(c, "add", s1, s2, one, |x, y| x + y, |p, q| p + q,
-        mpfr_chain |x, y| x += y, mpfr_op |o, p, q| o.assign(p + q));
-    bench_op!(c, "mul", f1, f2, one, |x, y| x * y, |p, q| p * q,
-        mpfr_chain |x, y| x *= y, mpfr_op |o, p, q| o.assign(p * q));
-    bench_op!(c, "div", f1, f2, one, |x, y| y / x, |p, q| p / q,
-        mpfr_chain |x, y| x.div_from(y), mpfr_op |o, p, q| o.assign(p / q));
-    bench_op!(c, "sqrt", f1, f2, one, |x, y| (x + y).sqrt(), |p, _q| p.sqrt(),
-        mpfr_chain |x, y| { x += y; x.sqrt_mut() }, mpfr_op |o, p, _q| o.assign(p.sqrt_ref()));
+    bench_op!(
+        c,
+        "add",
+        s1,
+        s2,
+        one,
+        |x, y| x + y,
+        |p, q| p + q,
+        mpfr_chain | x,
+        y | x += y,
+        mpfr_op | o,
+        p,
+        q | o.assign(p + q)
+    );
+    bench_op!(
+        c,
+        "mul",
+        f1,
+        f2,
+        one,
+        |x, y| x * y,
+        |p, q| p * q,
+        mpfr_chain | x,
+        y | x *= y,
+        mpfr_op | o,
+        p,
+        q | o.assign(p * q)
+    );
+    bench_op!(
+        c,
+        "div",
+        f1,
+        f2,
+        one,
+        |x, y| y / x,
+        |p, q| p / q,
+        mpfr_chain | x,
+        y | x.div_from(y),
+        mpfr_op | o,
+        p,
+        q | o.assign(p / q)
+    );
+    bench_op!(
+        c,
+        "sqrt",
+        f1,
+        f2,
+        one,
+        |x, y| (x + y).sqrt(),
+        |p, _q| p.sqrt(),
+        mpfr_chain | x,
+        y | {
+            x += y;
+            x.sqrt_mut()
+        },
+        mpfr_op | o,
+        p,
+        _q | o.assign(p.sqrt_ref())
+    );
     let e1 = sets(&inputs(5, -20.0, 20.0));
-    bench_op!(c, "exp", e1, e1, one, |x, _y| (-x).exp(), |p, _q| p.exp(),
-        mpfr_chain |x, _y| { x.neg_assign(); x.exp_mut() }, mpfr_op |o, p, _q| o.assign(p.exp_ref()));
+    bench_op!(
+        c,
+        "exp",
+        e1,
+        e1,
+        one,
+        |x, _y| (-x).exp(),
+        |p, _q| p.exp(),
+        mpfr_chain | x,
+        _y | {
+            x.neg_assign();
+            x.exp_mut()
+        },
+        mpfr_op | o,
+        p,
+        _q | o.assign(p.exp_ref())
+    );
     let l1 = sets(&inputs(6, 0.01, 100.0));
-    bench_op!(c, "ln", l1, f2, one, |x, y| (x + y).ln(), |p, _q| p.ln(),
-        mpfr_chain |x, y| { x += y; x.ln_mut() }, mpfr_op |o, p, _q| o.assign(p.ln_ref()));
+    bench_op!(
+        c,
+        "ln",
+        l1,
+        f2,
+        one,
+        |x, y| (x + y).ln(),
+        |p, _q| p.ln(),
+        mpfr_chain | x,
+        y | {
+            x += y;
+            x.ln_mut()
+        },
+        mpfr_op | o,
+        p,
+        _q | o.assign(p.ln_ref())
+    );
 }
 
 criterion_group!(benches, arith);

@@ -993,18 +993,18 @@ fn ordinary_inputs() {
     );
 }
 
-/// `Qd + Qd` takes the component-wise (sloppy) sum when `|a0 + b0| >= (|a0| + |b0|) / 4` and the
+/// `Qd + Qd` takes the component-wise (sloppy) sum when `|a0 + b0| >= 2^-6 (|a0| + |b0|)` and the
 /// merging sum below: pairs whose leading components cancel to just above and just below that
-/// ratio (b0 = -0.6 a0 (1 ± δ), with random full-precision tails), and pairs far from it on the
-/// sloppy side (b0 = -0.5 a0, -0.55 a0), all within the bound.
+/// ratio (b0 = -c a0 (1 ± δ) with c = 63/65, and random full-precision tails), and pairs on the
+/// sloppy side (c = 0.5, 0.9, 0.95), all within the bound.
 #[test]
 fn qd_add_fast_path_threshold() {
     for (i, &(c, spread)) in [
-        (0.6, 1e-9),
-        (0.6, 1e-3),
-        (0.55, 1e-2),
+        (63.0 / 65.0, 1e-12),
+        (63.0 / 65.0, 1e-4),
+        (0.95, 1e-2),
+        (0.9, 1e-2),
         (0.5, 1e-2),
-        (0.65, 1e-2),
     ]
     .iter()
     .enumerate()
