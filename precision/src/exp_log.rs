@@ -219,7 +219,9 @@ const LN2_PIECES: [f64; 8] = [
 
 /// 2^(j/64) for j = 0..63, for the table-driven `exp` (Tang 1989, "Table-driven implementation
 /// of the exponential function in IEEE floating-point arithmetic"). Generated with mpmath 1.3 at
-/// 600 bits, components as for `INV_FACT`.
+/// 600 bits, components as for `INV_FACT`. (Entry 32 is sqrt 2's exact components, not an
+/// approximation of the constant.)
+#[allow(clippy::approx_constant)]
 const EXP2_J64: [[f64; 4]; 64] = [
     [1.0, 0.0, 0.0, 0.0],
     [

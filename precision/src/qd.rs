@@ -277,13 +277,6 @@ impl Qd {
         q0.add_sloppy(Qd::from_dd(q1))
     }
 
-    /// The exact product of two doubles.
-    #[inline]
-    fn from_prod(a: f64, b: f64) -> Qd {
-        let (p, e) = two_prod(a, b);
-        Qd([p, e, 0.0, 0.0])
-    }
-
     /// `1 / self`.
     #[inline]
     pub fn recip(self) -> Qd {
