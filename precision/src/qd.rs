@@ -317,37 +317,6 @@ impl Qd {
         Qd(self.0.map(|c| crate::ldexp(c, k)))
     }
 
-    /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
-    pub fn powi(self, n: i32) -> Qd {
-        let mut base = self;
-        let mut k = n.unsigned_abs();
-        let mut acc = Qd::ONE;
-        while k > 0 {
-            if k & 1 == 1 {
-                acc *= base;
-            }
-            k >>= 1;
-            if k > 0 {
-                base = base.sqr();
-            }
-        }
-        if n < 0 {
-            acc.recip()
-        } else {
-            acc
-        }
-    }
-
-    /// The absolute value.
-    #[inline]
-    pub fn abs(self) -> Qd {
-        if self.0[0].is_sign_negative() {
-            -self
-        } else {
-            self
-        }
-    }
-
     /// The largest integer not above `self`.
     pub fn floor(self) -> Qd {
         self.round_components(f64::floor)
@@ -369,81 +338,6 @@ impl Qd {
             }
         }
         renormalise(x)
-    }
-
-    /// The integer part, rounding towards zero.
-    pub fn trunc(self) -> Qd {
-        if self.0[0] >= 0.0 {
-            self.floor()
-        } else {
-            self.ceil()
-        }
-    }
-
-    /// The nearest integer, halfway cases away from zero (as `f64::round`).
-    pub fn round(self) -> Qd {
-        let t = self.trunc();
-        let frac = self - t;
-        if frac.0[0] >= 0.5 {
-            t + 1.0
-        } else if frac.0[0] <= -0.5 {
-            t - 1.0
-        } else {
-            t
-        }
-    }
-
-    /// The fractional part `self - trunc(self)`.
-    pub fn fract(self) -> Qd {
-        self - self.trunc()
-    }
-
-    /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
-    pub fn min(self, other: Qd) -> Qd {
-        if other.is_nan() || self <= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    /// The larger of two numbers, ignoring a NaN as `f64::max` does.
-    pub fn max(self, other: Qd) -> Qd {
-        if other.is_nan() || self >= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    #[inline]
-    pub fn is_nan(self) -> bool {
-        self.0[0].is_nan()
-    }
-
-    #[inline]
-    pub fn is_finite(self) -> bool {
-        self.0[0].is_finite()
-    }
-
-    #[inline]
-    pub fn is_infinite(self) -> bool {
-        self.0[0].is_infinite()
-    }
-
-    #[inline]
-    pub fn is_sign_negative(self) -> bool {
-        self.0[0].is_sign_negative()
-    }
-
-    #[inline]
-    pub fn is_sign_positive(self) -> bool {
-        self.0[0].is_sign_positive()
-    }
-
-    /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
-    pub fn signum(self) -> Qd {
-        Qd::from_f64(self.0[0].signum())
     }
 }
 
@@ -555,6 +449,7 @@ fn quick_three_accum(a: &mut f64, b: &mut f64, c: f64) -> f64 {
     }
 }
 
+crate::ops::impl_derived_methods!(Qd);
 crate::ops::impl_arithmetic!(Qd, add_qd, add_f64, mul_qd, mul_f64, div_qd, div_f64);
 
 impl std::ops::Neg for Qd {
