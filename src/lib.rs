@@ -23,3 +23,8 @@ pub use integral::Integral;
 pub use methods::Stage;
 pub use options::{Device, Method, Precision};
 pub use precision;
+
+/// The README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

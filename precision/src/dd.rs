@@ -213,37 +213,6 @@ impl Dd {
         Dd::new(crate::ldexp(self.hi, k), crate::ldexp(self.lo, k))
     }
 
-    /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
-    pub fn powi(self, n: i32) -> Dd {
-        let mut base = self;
-        let mut k = n.unsigned_abs();
-        let mut acc = Dd::ONE;
-        while k > 0 {
-            if k & 1 == 1 {
-                acc = acc.mul_dd(base);
-            }
-            k >>= 1;
-            if k > 0 {
-                base = base.sqr();
-            }
-        }
-        if n < 0 {
-            acc.recip()
-        } else {
-            acc
-        }
-    }
-
-    /// The absolute value.
-    #[inline]
-    pub fn abs(self) -> Dd {
-        if self.hi.is_sign_negative() {
-            -self
-        } else {
-            self
-        }
-    }
-
     /// The largest integer not above `self`.
     pub fn floor(self) -> Dd {
         let hi = self.hi.floor();
@@ -262,81 +231,6 @@ impl Dd {
         }
         let (zh, zl) = quick_two_sum(hi, self.lo.ceil());
         Dd::new(zh, zl)
-    }
-
-    /// The integer part, rounding towards zero.
-    pub fn trunc(self) -> Dd {
-        if self.hi >= 0.0 {
-            self.floor()
-        } else {
-            self.ceil()
-        }
-    }
-
-    /// The nearest integer, halfway cases away from zero (as `f64::round`).
-    pub fn round(self) -> Dd {
-        let t = self.trunc();
-        let frac = self - t; // exact: both are within one binade of each other's ulp
-        if frac.hi >= 0.5 {
-            t + 1.0
-        } else if frac.hi <= -0.5 {
-            t - 1.0
-        } else {
-            t
-        }
-    }
-
-    /// The fractional part `self - trunc(self)`.
-    pub fn fract(self) -> Dd {
-        self - self.trunc()
-    }
-
-    /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
-    pub fn min(self, other: Dd) -> Dd {
-        if other.is_nan() || self <= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    /// The larger of two numbers, ignoring a NaN as `f64::max` does.
-    pub fn max(self, other: Dd) -> Dd {
-        if other.is_nan() || self >= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    #[inline]
-    pub fn is_nan(self) -> bool {
-        self.hi.is_nan()
-    }
-
-    #[inline]
-    pub fn is_finite(self) -> bool {
-        self.hi.is_finite()
-    }
-
-    #[inline]
-    pub fn is_infinite(self) -> bool {
-        self.hi.is_infinite()
-    }
-
-    #[inline]
-    pub fn is_sign_negative(self) -> bool {
-        self.hi.is_sign_negative()
-    }
-
-    #[inline]
-    pub fn is_sign_positive(self) -> bool {
-        self.hi.is_sign_positive()
-    }
-
-    /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
-    pub fn signum(self) -> Dd {
-        Dd::from_f64(self.hi.signum())
     }
 
     /// Converts a double exactly.
@@ -358,6 +252,7 @@ impl Dd {
     }
 }
 
+crate::ops::impl_derived_methods!(Dd);
 crate::ops::impl_arithmetic!(Dd, add_dd, add_f64, mul_dd, mul_f64, div_dd, div_f64);
 
 impl std::ops::Neg for Dd {

@@ -31,14 +31,10 @@ pub(crate) trait Expansion:
     const ONE: Self;
     const NAN: Self;
     const INFINITY: Self;
-    const EPSILON: Self;
     const PI: Self;
-    const TAU: Self;
     const FRAC_PI_2: Self;
     const FRAC_PI_4: Self;
-    const E: Self;
     const LN_2: Self;
-    const LN_10: Self;
 
     fn from_f64(x: f64) -> Self;
     /// Rebuilds a value from its first `COMPONENTS` normalised components (tables of
@@ -54,8 +50,6 @@ pub(crate) trait Expansion:
     fn ldexp(self, k: i32) -> Self;
     fn abs(self) -> Self;
     fn floor(self) -> Self;
-    fn round(self) -> Self;
-    fn powi(self, n: i32) -> Self;
 }
 
 macro_rules! impl_expansion {
@@ -67,14 +61,10 @@ macro_rules! impl_expansion {
             const ONE: $t = $t::ONE;
             const NAN: $t = $t::NAN;
             const INFINITY: $t = $t::INFINITY;
-            const EPSILON: $t = $t::EPSILON;
             const PI: $t = $t::PI;
-            const TAU: $t = $t::TAU;
             const FRAC_PI_2: $t = $t::FRAC_PI_2;
             const FRAC_PI_4: $t = $t::FRAC_PI_4;
-            const E: $t = $t::E;
             const LN_2: $t = $t::LN_2;
-            const LN_10: $t = $t::LN_10;
 
             #[inline(always)]
             fn from_f64(x: f64) -> $t {
@@ -115,14 +105,6 @@ macro_rules! impl_expansion {
             #[inline(always)]
             fn floor(self) -> $t {
                 $t::floor(self)
-            }
-            #[inline(always)]
-            fn round(self) -> $t {
-                $t::round(self)
-            }
-            #[inline(always)]
-            fn powi(self, n: i32) -> $t {
-                $t::powi(self, n)
             }
         }
     };

@@ -150,5 +150,127 @@ macro_rules! impl_assign {
     };
 }
 
+/// The methods whose algorithm is the same for `Dd` and `Qd`: powers, sign, rounding built on
+/// `floor`/`ceil`, and the predicates, which all look at the leading component.
+macro_rules! impl_derived_methods {
+    ($t:ident) => {
+        impl $t {
+            /// The leading component: the value rounded to a double.
+            #[inline(always)]
+            fn lead(self) -> f64 {
+                self.components()[0]
+            }
+
+            /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
+            pub fn powi(self, n: i32) -> $t {
+                let mut base = self;
+                let mut k = n.unsigned_abs();
+                let mut acc = $t::ONE;
+                while k > 0 {
+                    if k & 1 == 1 {
+                        acc *= base;
+                    }
+                    k >>= 1;
+                    if k > 0 {
+                        base = base.sqr();
+                    }
+                }
+                if n < 0 {
+                    acc.recip()
+                } else {
+                    acc
+                }
+            }
+
+            /// The absolute value.
+            #[inline]
+            pub fn abs(self) -> $t {
+                if self.lead().is_sign_negative() {
+                    -self
+                } else {
+                    self
+                }
+            }
+
+            /// The integer part, rounding towards zero.
+            pub fn trunc(self) -> $t {
+                if self.lead() >= 0.0 {
+                    self.floor()
+                } else {
+                    self.ceil()
+                }
+            }
+
+            /// The nearest integer, halfway cases away from zero (as `f64::round`).
+            pub fn round(self) -> $t {
+                let t = self.trunc();
+                // Exact: `self` and its integer part share their leading bits.
+                let frac = (self - t).lead();
+                if frac >= 0.5 {
+                    t + 1.0
+                } else if frac <= -0.5 {
+                    t - 1.0
+                } else {
+                    t
+                }
+            }
+
+            /// The fractional part `self - trunc(self)`.
+            pub fn fract(self) -> $t {
+                self - self.trunc()
+            }
+
+            /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
+            pub fn min(self, other: $t) -> $t {
+                if other.is_nan() || self <= other {
+                    self
+                } else {
+                    other
+                }
+            }
+
+            /// The larger of two numbers, ignoring a NaN as `f64::max` does.
+            pub fn max(self, other: $t) -> $t {
+                if other.is_nan() || self >= other {
+                    self
+                } else {
+                    other
+                }
+            }
+
+            #[inline]
+            pub fn is_nan(self) -> bool {
+                self.lead().is_nan()
+            }
+
+            #[inline]
+            pub fn is_finite(self) -> bool {
+                self.lead().is_finite()
+            }
+
+            #[inline]
+            pub fn is_infinite(self) -> bool {
+                self.lead().is_infinite()
+            }
+
+            #[inline]
+            pub fn is_sign_negative(self) -> bool {
+                self.lead().is_sign_negative()
+            }
+
+            #[inline]
+            pub fn is_sign_positive(self) -> bool {
+                self.lead().is_sign_positive()
+            }
+
+            /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
+            pub fn signum(self) -> $t {
+                $t::from_f64(self.lead().signum())
+            }
+        }
+    };
+}
+
 pub(crate) use impl_arithmetic;
 pub(crate) use impl_assign;
+pub(crate) use impl_derived_methods;

@@ -8,6 +8,14 @@
 use crate::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use crate::Dd;
 
+/// 2^-6: `add_qd` takes the sloppy sum when `|a0 + b0|` is at least this part of
+/// `|a0| + |b0|`.
+const ADD_CANCEL_LIMIT: f64 = 0.015625;
+
+/// 2^-800 and 2^800: outside, `sqrt` scales its argument first.
+const SQRT_SCALE_BELOW: f64 = 1.499_696_813_895_631e-241;
+const SQRT_SCALE_ABOVE: f64 = 6.668_014_432_879_854e240;
+
 /// A quad-double number `x[0] + x[1] + x[2] + x[3]`, normalised so that each component is at
 /// most half an ulp of the one before it.
 ///
@@ -85,9 +93,50 @@ impl Qd {
         Dd::new(hi, lo)
     }
 
-    /// `self + b` with the accuracy of IEEE-style rounding even under cancellation: the eight
-    /// components are merged by magnitude and accumulated exactly (HLB `ieee_add`).
+    /// `self + b` with the accuracy of IEEE-style rounding even under cancellation.
+    ///
+    /// When the leading components cancel at most 6 bits (`|a0 + b0| >= 2^-6 (|a0| + |b0|)`)
+    /// the component-wise sum of [`Qd::add_sloppy`] is taken: its error is below 2^-214 of
+    /// `|a| + |b|` (measured; a few units of 2^-212 by HLB's analysis), which the condition
+    /// keeps within about 2^-208 of |a + b|.
+    /// Otherwise the eight components are merged by magnitude and accumulated exactly (HLB
+    /// `ieee_add`).
+    #[inline]
     pub fn add_qd(self, b: Qd) -> Qd {
+        let (a0, b0) = (self.0[0], b.0[0]);
+        if (a0 + b0).abs() >= ADD_CANCEL_LIMIT * (a0.abs() + b0.abs()) {
+            self.add_sloppy(b)
+        } else {
+            self.add_merged(b)
+        }
+    }
+
+    /// `self + b` component by component (HLB `sloppy_add`): pairwise TwoSums, their errors
+    /// folded into the next component, then renormalisation. The error is below a few units of
+    /// 2^-212 (|a| + |b|), an *absolute* bound that holds under any cancellation: so it is
+    /// accurate to the type's precision relative to |a + b| when the sum does not cancel, and
+    /// it is the right tool for residuals `a - b q` whose absolute error is what matters.
+    #[inline]
+    pub(crate) fn add_sloppy(self, b: Qd) -> Qd {
+        let [a0, a1, a2, a3] = self.0;
+        let [b0, b1, b2, b3] = b.0;
+        let (s0, t0) = two_sum(a0, b0);
+        if !s0.is_finite() {
+            return Qd::from_f64(s0);
+        }
+        let (s1, t1) = two_sum(a1, b1);
+        let (s2, t2) = two_sum(a2, b2);
+        let (s3, t3) = two_sum(a3, b3);
+        let (s1, t0) = two_sum(s1, t0);
+        let (s2, t0, t1) = three_sum(s2, t0, t1);
+        let (s3, t0) = three_sum2(s3, t0, t2);
+        let t0 = t0 + t1 + t3;
+        renormalise([s0, s1, s2, s3, t0])
+    }
+
+    /// `self + b` by merging the eight components by magnitude and accumulating them exactly
+    /// (HLB `ieee_add`): IEEE-style accuracy however much the sum cancels.
+    fn add_merged(self, b: Qd) -> Qd {
         let lead = self.0[0] + b.0[0];
         if !lead.is_finite() {
             return Qd::from_f64(lead);
@@ -141,8 +190,10 @@ impl Qd {
         self.add_qd(Qd::from_dd(b))
     }
 
-    /// `self * b`: all partial products down to O(ε³) exactly, the O(ε⁴) ones in plain
-    /// doubles (HLB `accurate_mul`).
+    /// `self * b`: the partial products down to O(ε²) exactly, the O(ε³) ones in plain doubles
+    /// (HLB `sloppy_mul`). The dropped rounding errors are O(ε³ u) = O(2^-212) relative, and
+    /// the MPFR tests measure below 2^-207.
+    #[inline]
     pub fn mul_qd(self, b: Qd) -> Qd {
         let [a0, a1, a2, a3] = self.0;
         let [b0, b1, b2, b3] = b.0;
@@ -168,27 +219,9 @@ impl Qd {
         let (s1, t0) = two_sum(s1, t0);
         let s2 = s2 + (t0 + t1);
 
-        // O(ε³) terms: nine-two sum of q0, s1, q3, q4, q5, p6, p7, p8, p9 into (t0, t1).
-        let (p6, q6) = two_prod(a0, b3);
-        let (p7, q7) = two_prod(a1, b2);
-        let (p8, q8) = two_prod(a2, b1);
-        let (p9, q9) = two_prod(a3, b0);
-        let (q0, q3) = two_sum(q0, q3);
-        let (q4, q5) = two_sum(q4, q5);
-        let (p6, p7) = two_sum(p6, p7);
-        let (p8, p9) = two_sum(p8, p9);
-        let (t0, t1) = two_sum(q0, q4);
-        let t1 = t1 + (q3 + q5);
-        let (r0, r1) = two_sum(p6, p8);
-        let r1 = r1 + (p7 + p9);
-        let (q3, q4) = two_sum(t0, r0);
-        let q4 = q4 + (t1 + r1);
-        let (t0, t1) = two_sum(q3, s1);
-        let t1 = t1 + q4;
-
-        // O(ε⁴) terms.
-        let t1 = t1 + a1 * b3 + a2 * b2 + a3 * b1 + q6 + q7 + q8 + q9 + s2;
-        renormalise([p0, p1, s0, t0, t1])
+        // O(ε³) terms, rounded.
+        let s1 = s1 + (a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + q0 + q3 + q4 + q5);
+        renormalise([p0, p1, s0, s1, s2])
     }
 
     /// `self * b` for a double (HLB).
@@ -215,46 +248,33 @@ impl Qd {
         self.mul_qd(self)
     }
 
-    /// `self / b` by long division: five quotient digits, each removed from the remainder
-    /// exactly enough that the next is correct (HLB `accurate_div`).
+    /// `self / b`: a double-double quotient `q0` (JMP17 Alg. 18, 2^-102.7), the residual
+    /// `r = self - b q0` in quad-double, and one correction `q0 + r / b` with `r / b` again in
+    /// double-double (Karp–Markstein style: the residual cancels by design, but only its
+    /// absolute error, a few 2^-212 |self| from the sloppy product and sum, reaches the
+    /// quotient; the correction's own relative error 2^-102.7 is of a term 2^-102.7 |q|).
     pub fn div_qd(self, b: Qd) -> Qd {
-        let q0 = self.0[0] / b.0[0];
-        if !(q0.is_finite() && b.0[0].is_finite()) || b.0[0] == 0.0 {
-            return Qd::from_f64(q0);
+        let bd = b.to_dd();
+        let q0 = self.to_dd() / bd;
+        if !(q0.hi.is_finite() && b.0[0].is_finite()) || b.0[0] == 0.0 || q0.hi == 0.0 {
+            return Qd::from_f64(self.0[0] / b.0[0]);
         }
-        let mut r = self - b.mul_f64(q0);
-        let q1 = r.0[0] / b.0[0];
-        r -= b.mul_f64(q1);
-        let q2 = r.0[0] / b.0[0];
-        r -= b.mul_f64(q2);
-        let q3 = r.0[0] / b.0[0];
-        r -= b.mul_f64(q3);
-        let q4 = r.0[0] / b.0[0];
-        renormalise([q0, q1, q2, q3, q4])
+        let q0 = Qd::from_dd(q0);
+        let r = self.add_sloppy(-(b * q0));
+        let q1 = r.to_dd() / bd;
+        q0.add_sloppy(Qd::from_dd(q1))
     }
 
-    /// `self / b` for a double, by the same long division.
+    /// `self / b` for a double, as `div_qd` with the exact products `b q0`.
     pub fn div_f64(self, b: f64) -> Qd {
-        let q0 = self.0[0] / b;
-        if !(q0.is_finite() && b.is_finite()) || b == 0.0 {
-            return Qd::from_f64(q0);
+        let q0 = self.to_dd() / b;
+        if !(q0.hi.is_finite() && b.is_finite()) || b == 0.0 || q0.hi == 0.0 {
+            return Qd::from_f64(self.0[0] / b);
         }
-        let mut r = self - Qd::from_prod(q0, b);
-        let q1 = r.0[0] / b;
-        r -= Qd::from_prod(q1, b);
-        let q2 = r.0[0] / b;
-        r -= Qd::from_prod(q2, b);
-        let q3 = r.0[0] / b;
-        r -= Qd::from_prod(q3, b);
-        let q4 = r.0[0] / b;
-        renormalise([q0, q1, q2, q3, q4])
-    }
-
-    /// The exact product of two doubles.
-    #[inline]
-    fn from_prod(a: f64, b: f64) -> Qd {
-        let (p, e) = two_prod(a, b);
-        Qd([p, e, 0.0, 0.0])
+        let q0 = Qd::from_dd(q0);
+        let r = self.add_sloppy(-(q0.mul_f64(b)));
+        let q1 = r.to_dd() / b;
+        q0.add_sloppy(Qd::from_dd(q1))
     }
 
     /// `1 / self`.
@@ -265,64 +285,36 @@ impl Qd {
 
     /// The square root, NaN for negative input.
     ///
-    /// Newton's iteration for `1/sqrt(a)`, `x += x (1/2 - (a/2) x²)`, which needs no division,
-    /// three times from the double estimate (53 → 106 → 212 bits), then `sqrt(a) = a x` (HLB).
+    /// The double-double root `s` (2^-104.4), then one Newton step `s + (a - s²) / (2s)` with
+    /// the residual in quad-double (sloppy: only its absolute error counts) and the quotient in
+    /// double-double; the step squares the relative error and adds 2^-102.7 of a 2^-104.4
+    /// correction (Karp–Markstein 1997).
     ///
-    /// The argument is first scaled exactly by an even power of two into [1, 4), and the root
-    /// back by half of it: for a large `a`, `x²` would be subnormal (and for a tiny one `a x²`
-    /// would lose its trailing components), costing up to 150 bits near the ends of the range.
+    /// An argument outside [2^-800, 2^800] is first scaled exactly by an even power of two into
+    /// [1, 4), and the root back by half of it: for a tiny `a` the trailing components of `s²`
+    /// and of the residual would be subnormal.
     pub fn sqrt(self) -> Qd {
         let a0 = self.0[0];
         if a0 <= 0.0 || !a0.is_finite() {
             return Qd::from_f64(a0.sqrt());
         }
-        // The binary exponent of a0 (-1023 for a subnormal, which the scaling still brings
-        // near 1), halved towards minus infinity.
-        let half_exp = ((((a0.to_bits() >> 52) & 0x7ff) as i32) - 1023) >> 1;
-        let a = self.ldexp(-2 * half_exp);
-        let half_a = a.ldexp(-1);
-        let mut x = Qd::from_f64(1.0 / a.0[0].sqrt());
-        for _ in 0..3 {
-            x += x * (0.5 - half_a * x.sqr());
+        if !(SQRT_SCALE_BELOW..=SQRT_SCALE_ABOVE).contains(&a0) {
+            // The binary exponent of a0 (-1023 for a subnormal, which the scaling still
+            // brings near 1), halved towards minus infinity.
+            let half_exp = ((((a0.to_bits() >> 52) & 0x7ff) as i32) - 1023) >> 1;
+            return self.ldexp(-2 * half_exp).sqrt().ldexp(half_exp);
         }
-        (a * x).ldexp(half_exp)
+        let s = self.to_dd().sqrt();
+        let sq = Qd::from_dd(s);
+        let r = self.add_sloppy(-sq.sqr());
+        let c = r.to_dd() / s.mul_f64(2.0);
+        sq.add_sloppy(Qd::from_dd(c))
     }
 
     /// `self * 2^k`, exact unless the result over- or underflows.
     #[inline]
     pub fn ldexp(self, k: i32) -> Qd {
         Qd(self.0.map(|c| crate::ldexp(c, k)))
-    }
-
-    /// `self^n` by binary powering; `x^0 = 1` for every `x`, as for `f64::powi`.
-    pub fn powi(self, n: i32) -> Qd {
-        let mut base = self;
-        let mut k = n.unsigned_abs();
-        let mut acc = Qd::ONE;
-        while k > 0 {
-            if k & 1 == 1 {
-                acc *= base;
-            }
-            k >>= 1;
-            if k > 0 {
-                base = base.sqr();
-            }
-        }
-        if n < 0 {
-            acc.recip()
-        } else {
-            acc
-        }
-    }
-
-    /// The absolute value.
-    #[inline]
-    pub fn abs(self) -> Qd {
-        if self.0[0].is_sign_negative() {
-            -self
-        } else {
-            self
-        }
     }
 
     /// The largest integer not above `self`.
@@ -339,88 +331,13 @@ impl Qd {
     /// not; the components after it are below one and vanish.
     fn round_components(self, round: fn(f64) -> f64) -> Qd {
         let mut x = [0.0; 4];
-        for i in 0..4 {
-            x[i] = round(self.0[i]);
-            if x[i] != self.0[i] {
+        for (rounded, &c) in x.iter_mut().zip(&self.0) {
+            *rounded = round(c);
+            if *rounded != c {
                 break;
             }
         }
         renormalise(x)
-    }
-
-    /// The integer part, rounding towards zero.
-    pub fn trunc(self) -> Qd {
-        if self.0[0] >= 0.0 {
-            self.floor()
-        } else {
-            self.ceil()
-        }
-    }
-
-    /// The nearest integer, halfway cases away from zero (as `f64::round`).
-    pub fn round(self) -> Qd {
-        let t = self.trunc();
-        let frac = self - t;
-        if frac.0[0] >= 0.5 {
-            t + 1.0
-        } else if frac.0[0] <= -0.5 {
-            t - 1.0
-        } else {
-            t
-        }
-    }
-
-    /// The fractional part `self - trunc(self)`.
-    pub fn fract(self) -> Qd {
-        self - self.trunc()
-    }
-
-    /// The smaller of two numbers, ignoring a NaN as `f64::min` does.
-    pub fn min(self, other: Qd) -> Qd {
-        if other.is_nan() || self <= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    /// The larger of two numbers, ignoring a NaN as `f64::max` does.
-    pub fn max(self, other: Qd) -> Qd {
-        if other.is_nan() || self >= other {
-            self
-        } else {
-            other
-        }
-    }
-
-    #[inline]
-    pub fn is_nan(self) -> bool {
-        self.0[0].is_nan()
-    }
-
-    #[inline]
-    pub fn is_finite(self) -> bool {
-        self.0[0].is_finite()
-    }
-
-    #[inline]
-    pub fn is_infinite(self) -> bool {
-        self.0[0].is_infinite()
-    }
-
-    #[inline]
-    pub fn is_sign_negative(self) -> bool {
-        self.0[0].is_sign_negative()
-    }
-
-    #[inline]
-    pub fn is_sign_positive(self) -> bool {
-        self.0[0].is_sign_positive()
-    }
-
-    /// `1` for positive numbers and +0, `-1` for negative numbers and -0, NaN for NaN.
-    pub fn signum(self) -> Qd {
-        Qd::from_f64(self.0[0].signum())
     }
 }
 
@@ -532,6 +449,7 @@ fn quick_three_accum(a: &mut f64, b: &mut f64, c: f64) -> f64 {
     }
 }
 
+crate::ops::impl_derived_methods!(Qd);
 crate::ops::impl_arithmetic!(Qd, add_qd, add_f64, mul_qd, mul_f64, div_qd, div_f64);
 
 impl std::ops::Neg for Qd {

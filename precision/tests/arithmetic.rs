@@ -992,3 +992,36 @@ fn ordinary_inputs() {
         mul,
     );
 }
+
+/// `Qd + Qd` takes the component-wise (sloppy) sum when `|a0 + b0| >= 2^-6 (|a0| + |b0|)` and the
+/// merging sum below: pairs whose leading components cancel to just above and just below that
+/// ratio (b0 = -c a0 (1 ± δ) with c = 63/65, and random full-precision tails), and pairs on the
+/// sloppy side (c = 0.5, 0.9, 0.95), all within the bound.
+#[test]
+fn qd_add_fast_path_threshold() {
+    for (i, &(c, spread)) in [
+        (63.0 / 65.0, 1e-12),
+        (63.0 / 65.0, 1e-4),
+        (0.95, 1e-2),
+        (0.9, 1e-2),
+        (0.5, 1e-2),
+    ]
+    .iter()
+    .enumerate()
+    {
+        check(
+            &format!("qd + qd at b0 ~ -{c} a0"),
+            900 + i as u64,
+            Qd::ADD,
+            move |r| {
+                let a: Qd = random(r, -300..300, true);
+                let f = c * (1.0 + r.gen_range(-spread..spread));
+                let tail: Qd = random(r, -60..-53, true);
+                let b = Qd::from_mpfr(&(a.to_mpfr() * (-f) * (tail.to_mpfr() + 1.0)));
+                (a, b)
+            },
+            |a, b| a + b,
+            add,
+        );
+    }
+}
