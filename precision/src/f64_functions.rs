@@ -26,7 +26,7 @@ pub(crate) fn asinh(x: f64) -> f64 {
 
 /// `acosh(x)` for `x >= 1` (NaN below), within 2 ulp.
 pub(crate) fn acosh(x: f64) -> f64 {
-    if !(x >= 1.0) {
+    if x < 1.0 || x.is_nan() {
         return f64::NAN;
     }
     if x > HUGE {
