@@ -1,10 +1,12 @@
 // exp, exp_m1, ln, ln_1p, log2, log10 and powf for dd_t and qd_t, written once as templates.
 // Twin of precision/src/exp_log.rs, function for function and operation for operation:
-//   konst, to_dd, from_dd, exp_params, exp_parts, clean, scale_one_plus, ln_1p_start,
+//   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_table, clean,
+//   scale_one_plus, ln_1p_start,
 //   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names;
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
-// exp: Cody-Waite reduction, exact scaling by 2^-m, a Taylor series of expm1, m doublings
-// s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
+// exp: table-driven (Tang 1989), x = (64k + j) ln2/64 + r, 2^k 2^(j/64) (1 + expm1(r)).
+// exp_parts (exp_m1, powf, sinh, cosh): Cody-Waite reduction, exact scaling by 2^-m, a Taylor
+// series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
@@ -24,14 +26,46 @@ template <class T> __device__ __forceinline__ T from_dd(dd_t x);
 template <> __device__ __forceinline__ dd_t from_dd<dd_t>(dd_t x) { return x; }
 template <> __device__ __forceinline__ qd_t from_dd<qd_t>(dd_t x) { return qd_from_dd(x); }
 
-// (m, n_max, n_f64) of exp: the scaling 2^-m, the last Taylor term, the first in doubles.
+// (m, n_max, n_f64) of exp: the scaling 2^-m, the last Taylor term, the first in doubles;
+// with expm1_series' n_dd, the first term in double-double, and the pieces of ln2 (and of
+// ln2/64) that the reductions subtract.
 template <class T> struct exp_params;
 template <> struct exp_params<dd_t> {
-    static constexpr int M = 6, N_MAX = 12, N_F64 = 7, LN2_PIECES = 4;
+    static constexpr int M = 6, N_MAX = 12, N_F64 = 7, N_DD = 7, LN2_PIECES = 4;
 };
 template <> struct exp_params<qd_t> {
-    static constexpr int M = 10, N_MAX = 16, N_F64 = 13, LN2_PIECES = 7;
+    static constexpr int M = 10, N_MAX = 16, N_F64 = 13, N_DD = 9, LN2_PIECES = 7;
 };
+
+// The Taylor series of expm1(r) for |r| <= 2^-7.5 (dd) or 2^-11.5 (qd) by Horner's rule, each
+// term in the least precision it needs: from 1/n_f64! on in doubles, for qd the terms from
+// 1/9! on in double-double, the leading terms in T (expm1_series).
+template <class T> __device__ __forceinline__ T expm1_series(T r) {
+    typedef exp_params<T> P;
+    double rh = hi(r);
+    double q = 0.0;
+#pragma unroll
+    for (int n = P::N_MAX; n >= P::N_F64; --n) {
+        q = __fma_rn(q, rh, HPQ_INV_FACT[4 * n]);
+    }
+    T p;
+    if constexpr (P::N_DD < P::N_F64) {
+        dd_t rd = to_dd(r);
+        dd_t pd = dd_from_f64(q);
+#pragma unroll
+        for (int n = P::N_F64 - 1; n >= P::N_DD; --n) {
+            pd = pd * rd + dd_make(HPQ_INV_FACT[4 * n], HPQ_INV_FACT[4 * n + 1]);
+        }
+        p = from_dd<T>(pd);
+    } else {
+        p = expansion<T>::from_f64(q);
+    }
+#pragma unroll
+    for (int n = P::N_DD - 1; n >= 2; --n) {
+        p = p * r + konst<T>(HPQ_INV_FACT + 4 * n);
+    }
+    return (p * r + 1.0) * r;
+}
 
 // exp(x) = 2^k (1 + s) for finite x with |x| <= 746 (exp_parts).
 template <class T> __device__ __noinline__ T exp_parts(T x, int &k_out) {
@@ -46,19 +80,7 @@ template <class T> __device__ __noinline__ T exp_parts(T x, int &k_out) {
     }
     // A tiny r needs no scaling, and scaling it could push it into the subnormals.
     int m = fabs(hi(r)) < 1.0e-9 ? 0 : P::M;
-    r = expansion<T>::ldexp(r, -m);
-    double rh = hi(r);
-    double q = 0.0;
-#pragma unroll
-    for (int n = P::N_MAX; n >= P::N_F64; --n) {
-        q = __fma_rn(q, rh, HPQ_INV_FACT[4 * n]);
-    }
-    T p = expansion<T>::from_f64(q);
-#pragma unroll
-    for (int n = P::N_F64 - 1; n >= 2; --n) {
-        p = p * r + konst<T>(HPQ_INV_FACT + 4 * n);
-    }
-    T s = (p * r + 1.0) * r;
+    T s = expm1_series(expansion<T>::ldexp(r, -m));
     for (int i = 0; i < m; ++i) {
         // expm1(2a) = expm1(a) (expm1(a) + 2).
         s = s * (s + 2.0);
@@ -81,15 +103,38 @@ template <class T> __device__ __forceinline__ T scale_one_plus(int k, T s) {
     return clean(expansion<T>::ldexp(s + 1.0, k));
 }
 
+// exp(x) for finite x with |x| <= 746, table-driven (Tang 1989): x = (64k + j) ln2/64 + r with
+// |r| <= ln2/128, exp(x) = 2^k 2^(j/64) (1 + expm1(r)); the table stands for six of
+// exp_parts' doublings, so dd needs none and qd four (exp_table).
+template <class T> __device__ __noinline__ T exp_table(T x) {
+    typedef exp_params<T> P;
+    double n = round(hi(x) * HPQ_INV_LN2_64);
+    T r = x;
+    if (n != 0.0) {
+#pragma unroll
+        for (int i = 0; i < P::LN2_PIECES; ++i) {
+            r = r - n * HPQ_LN2_64_PIECES[i];
+        }
+    }
+    int ni = (int)n;
+    // An arithmetic shift, as Rust's i32 >> 6: k rounds towards minus infinity, j in 0..63.
+    int k = ni >> 6, j = ni & 63;
+    int m = fabs(hi(r)) < 1.0e-9 ? 0 : P::M - 6;
+    T s = expm1_series(expansion<T>::ldexp(r, -m));
+    for (int i = 0; i < m; ++i) {
+        s = s * (s + 2.0);
+    }
+    T t = konst<T>(HPQ_EXP2_J64 + 4 * j);
+    return clean(expansion<T>::ldexp(t * s + t, k));
+}
+
 template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     typedef expansion<T> E;
     double h = hi(x);
     if (isnan(h)) return E::nan();
     if (h > HPQ_EXP_OVERFLOW + 1e-3) return E::infinity();
     if (h < HPQ_EXP_UNDERFLOW) return E::zero();
-    int k;
-    T s = exp_parts(x, k);
-    return scale_one_plus(k, s);
+    return exp_table(x);
 }
 
 template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {

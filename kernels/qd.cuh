@@ -1,13 +1,20 @@
 // Quad-double arithmetic on the device.
 // Twin of precision/src/qd.rs, function for function and operation for operation:
-//   qd_add <-> Qd::add_qd (HLB ieee_add)    qd_add_f64 <-> Qd::add_f64
-//   qd_mul <-> Qd::mul_qd (HLB accurate_mul)    qd_mul_f64 <-> Qd::mul_f64
+//   qd_add <-> Qd::add_qd    qd_add_sloppy <-> Qd::add_sloppy (HLB sloppy_add)
+//   qd_add_merged <-> Qd::add_merged (HLB ieee_add)    qd_add_f64 <-> Qd::add_f64
+//   qd_mul <-> Qd::mul_qd (HLB sloppy_mul)    qd_mul_f64 <-> Qd::mul_f64
 //   qd_div <-> Qd::div_qd    qd_div_f64 <-> Qd::div_f64    qd_sqrt <-> Qd::sqrt
 //   qd_renormalise <-> renormalise    qd_quick_three_accum <-> quick_three_accum
 // The operators at the end follow precision/src/ops.rs (a - b is a + (-b), and so on).
 // Any change here is a change there too; tests/gpu_arith.rs compares the two bit for bit.
 #pragma once
 #include "dd.cuh"
+
+// ADD_CANCEL_LIMIT, SQRT_SCALE_BELOW and SQRT_SCALE_ABOVE of precision/src/qd.rs (2^-6,
+// 2^-800, 2^800); src/gpu/tables.rs checks them against the host source.
+#define HPQ_QD_ADD_CANCEL_LIMIT 0x1.0000000000000p-6
+#define HPQ_QD_SQRT_SCALE_BELOW 0x1.0000000000000p-800
+#define HPQ_QD_SQRT_SCALE_ABOVE 0x1.0000000000000p+800
 
 struct qd_t {
     double x[4];
@@ -149,8 +156,31 @@ struct qd_merge {
     }
 };
 
-// a + b with IEEE-style accuracy under cancellation (HLB ieee_add).
-__device__ __forceinline__ qd_t qd_add(qd_t a, qd_t b) {
+// a + b component by component (HLB sloppy_add): pairwise TwoSums, their errors folded into
+// the next component, then renormalisation; an absolute error of a few 2^-212 (|a| + |b|).
+__device__ __forceinline__ qd_t qd_add_sloppy(qd_t a, qd_t b) {
+    double a0 = a.x[0], a1 = a.x[1], a2 = a.x[2], a3 = a.x[3];
+    double b0 = b.x[0], b1 = b.x[1], b2 = b.x[2], b3 = b.x[3];
+    double s0, t0;
+    two_sum(a0, b0, s0, t0);
+    if (!isfinite(s0)) {
+        return qd_from_f64(s0);
+    }
+    double s1, t1, s2, t2, s3, t3;
+    two_sum(a1, b1, s1, t1);
+    two_sum(a2, b2, s2, t2);
+    two_sum(a3, b3, s3, t3);
+    two_sum(s1, t0, s1, t0);
+    three_sum(s2, t0, t1, s2, t0, t1);
+    three_sum2(s3, t0, t2, s3, t0);
+    t0 = t0 + t1 + t3;
+    double c[5] = {s0, s1, s2, s3, t0};
+    return qd_renormalise<5>(c);
+}
+
+// a + b with IEEE-style accuracy however much it cancels: the eight components merged by
+// magnitude and accumulated exactly (HLB ieee_add).
+__device__ __noinline__ qd_t qd_add_merged(qd_t a, qd_t b) {
     double lead = a.x[0] + b.x[0];
     if (!isfinite(lead)) {
         return qd_from_f64(lead);
@@ -185,6 +215,16 @@ __device__ __forceinline__ qd_t qd_add(qd_t a, qd_t b) {
     return qd_renormalise<4>(x.x);
 }
 
+// a + b with IEEE-style accuracy: the sloppy sum when the leading components cancel at most
+// 6 bits (|a0 + b0| >= 2^-6 (|a0| + |b0|)), else the merged one (Qd::add_qd).
+__device__ __forceinline__ qd_t qd_add(qd_t a, qd_t b) {
+    double a0 = a.x[0], b0 = b.x[0];
+    if (fabs(a0 + b0) >= HPQ_QD_ADD_CANCEL_LIMIT * (fabs(a0) + fabs(b0))) {
+        return qd_add_sloppy(a, b);
+    }
+    return qd_add_merged(a, b);
+}
+
 // a + b for a double: an exact chain of TwoSums, then renormalisation (HLB).
 __device__ __forceinline__ qd_t qd_add_f64(qd_t a, double b) {
     double c[5], e;
@@ -201,7 +241,8 @@ __device__ __forceinline__ qd_t qd_add_f64(qd_t a, double b) {
 
 __device__ __forceinline__ qd_t qd_add_dd(qd_t a, dd_t b) { return qd_add(a, qd_from_dd(b)); }
 
-// a * b: partial products down to O(eps^3) exactly, O(eps^4) in doubles (HLB accurate_mul).
+// a * b: partial products down to O(eps^2) exactly, the O(eps^3) ones in doubles (HLB
+// sloppy_mul).
 __device__ __forceinline__ qd_t qd_mul(qd_t a, qd_t b) {
     double a0 = a.x[0], a1 = a.x[1], a2 = a.x[2], a3 = a.x[3];
     double b0 = b.x[0], b1 = b.x[1], b2 = b.x[2], b3 = b.x[3];
@@ -229,29 +270,9 @@ __device__ __forceinline__ qd_t qd_mul(qd_t a, qd_t b) {
     two_sum(s1, t0, s1, t0);
     s2 = s2 + (t0 + t1);
 
-    // O(eps^3) terms: nine-two sum into (t0, t1).
-    double p6, q6, p7, q7, p8, q8, p9, q9;
-    two_prod(a0, b3, p6, q6);
-    two_prod(a1, b2, p7, q7);
-    two_prod(a2, b1, p8, q8);
-    two_prod(a3, b0, p9, q9);
-    two_sum(q0, q3, q0, q3);
-    two_sum(q4, q5, q4, q5);
-    two_sum(p6, p7, p6, p7);
-    two_sum(p8, p9, p8, p9);
-    two_sum(q0, q4, t0, t1);
-    t1 = t1 + (q3 + q5);
-    double r0, r1;
-    two_sum(p6, p8, r0, r1);
-    r1 = r1 + (p7 + p9);
-    two_sum(t0, r0, q3, q4);
-    q4 = q4 + (t1 + r1);
-    two_sum(q3, s1, t0, t1);
-    t1 = t1 + q4;
-
-    // O(eps^4) terms, left to right as the host writes them.
-    t1 = t1 + a1 * b3 + a2 * b2 + a3 * b1 + q6 + q7 + q8 + q9 + s2;
-    double c[5] = {p0, p1, s0, t0, t1};
+    // O(eps^3) terms, rounded, left to right as the host writes them.
+    s1 = s1 + (a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + q0 + q3 + q4 + q5);
+    double c[5] = {p0, p1, s0, s1, s2};
     return qd_renormalise<5>(c);
 }
 
@@ -279,47 +300,31 @@ __device__ __forceinline__ qd_t qd_mul_f64(qd_t a, double b) {
 
 __device__ __forceinline__ qd_t qd_sqr(qd_t a) { return qd_mul(a, a); }
 
-// The exact product of two doubles (Qd::from_prod).
-__device__ __forceinline__ qd_t qd_from_prod(double a, double b) {
-    double p, e;
-    two_prod(a, b, p, e);
-    return qd_make(p, e, 0.0, 0.0);
-}
-
-// a / b by long division with five quotient digits (HLB accurate_div).
+// a / b: a double-double quotient q0, the residual a - b q0 in quad-double (sloppy: only its
+// absolute error counts), and one correction q0 + r / b with r / b in double-double
+// (Karp-Markstein style; Qd::div_qd).
 __device__ __forceinline__ qd_t qd_div(qd_t a, qd_t b) {
-    double q0 = a.x[0] / b.x[0];
-    if (!(isfinite(q0) && isfinite(b.x[0])) || b.x[0] == 0.0) {
-        return qd_from_f64(q0);
+    dd_t bd = qd_to_dd(b);
+    dd_t q0d = dd_div(qd_to_dd(a), bd);
+    if (!(isfinite(q0d.hi) && isfinite(b.x[0])) || b.x[0] == 0.0 || q0d.hi == 0.0) {
+        return qd_from_f64(a.x[0] / b.x[0]);
     }
-    qd_t r = qd_add(a, qd_neg(qd_mul_f64(b, q0)));
-    double q1 = r.x[0] / b.x[0];
-    r = qd_add(r, qd_neg(qd_mul_f64(b, q1)));
-    double q2 = r.x[0] / b.x[0];
-    r = qd_add(r, qd_neg(qd_mul_f64(b, q2)));
-    double q3 = r.x[0] / b.x[0];
-    r = qd_add(r, qd_neg(qd_mul_f64(b, q3)));
-    double q4 = r.x[0] / b.x[0];
-    double c[5] = {q0, q1, q2, q3, q4};
-    return qd_renormalise<5>(c);
+    qd_t q0 = qd_from_dd(q0d);
+    qd_t r = qd_add_sloppy(a, qd_neg(qd_mul(b, q0)));
+    dd_t q1 = dd_div(qd_to_dd(r), bd);
+    return qd_add_sloppy(q0, qd_from_dd(q1));
 }
 
-// a / b for a double, by the same long division.
+// a / b for a double, as qd_div with the exact products b q0 (Qd::div_f64).
 __device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
-    double q0 = a.x[0] / b;
-    if (!(isfinite(q0) && isfinite(b)) || b == 0.0) {
-        return qd_from_f64(q0);
+    dd_t q0d = dd_div_f64(qd_to_dd(a), b);
+    if (!(isfinite(q0d.hi) && isfinite(b)) || b == 0.0 || q0d.hi == 0.0) {
+        return qd_from_f64(a.x[0] / b);
     }
-    qd_t r = qd_add(a, qd_neg(qd_from_prod(q0, b)));
-    double q1 = r.x[0] / b;
-    r = qd_add(r, qd_neg(qd_from_prod(q1, b)));
-    double q2 = r.x[0] / b;
-    r = qd_add(r, qd_neg(qd_from_prod(q2, b)));
-    double q3 = r.x[0] / b;
-    r = qd_add(r, qd_neg(qd_from_prod(q3, b)));
-    double q4 = r.x[0] / b;
-    double c[5] = {q0, q1, q2, q3, q4};
-    return qd_renormalise<5>(c);
+    qd_t q0 = qd_from_dd(q0d);
+    qd_t r = qd_add_sloppy(a, qd_neg(qd_mul_f64(q0, b)));
+    dd_t q1 = dd_div_f64(qd_to_dd(r), b);
+    return qd_add_sloppy(q0, qd_from_dd(q1));
 }
 
 __device__ __forceinline__ qd_t qd_recip(qd_t a) { return qd_div(qd_from_f64(1.0), a); }
@@ -329,24 +334,32 @@ __device__ __forceinline__ qd_t qd_ldexp(qd_t a, int k) {
                    hpq_ldexp(a.x[3], k));
 }
 
-// Square root: three Newton steps for 1/sqrt(a), x += x (1/2 - (a/2) x^2), then a x (HLB),
-// on the argument scaled exactly by an even power of two into [1, 4) (Qd::sqrt).
-__device__ __forceinline__ qd_t qd_sqrt(qd_t a_in) {
-    double a0 = a_in.x[0];
+// The body of qd_sqrt for a positive finite a in [2^-800, 2^800]: the double-double root s,
+// then one Newton step s + (a - s^2) / (2s), the residual in quad-double (sloppy), the quotient
+// in double-double (Karp-Markstein 1997).
+__device__ __forceinline__ qd_t qd_sqrt_in_range(qd_t a) {
+    dd_t s = dd_sqrt(qd_to_dd(a));
+    qd_t sq = qd_from_dd(s);
+    qd_t r = qd_add_sloppy(a, qd_neg(qd_sqr(sq)));
+    dd_t c = dd_div(qd_to_dd(r), dd_mul_f64(s, 2.0));
+    return qd_add_sloppy(sq, qd_from_dd(c));
+}
+
+// Square root, NaN for negative input (Qd::sqrt). An argument outside [2^-800, 2^800] is first
+// scaled exactly by an even power of two into [1, 4), and the root back by half of it; the
+// host's recursive call lands in range, so it is qd_sqrt_in_range here.
+__device__ __forceinline__ qd_t qd_sqrt(qd_t a) {
+    double a0 = a.x[0];
     if (a0 <= 0.0 || !isfinite(a0)) {
         return qd_from_f64(sqrt(a0));
     }
-    // The binary exponent of a0, halved towards minus infinity (an arithmetic shift).
-    int half_exp = ((int)((__double_as_longlong(a0) >> 52) & 0x7ff) - 1023) >> 1;
-    qd_t a = qd_ldexp(a_in, -2 * half_exp);
-    qd_t half_a = qd_ldexp(a, -1);
-    qd_t x = qd_from_f64(1.0 / sqrt(a.x[0]));
-    for (int i = 0; i < 3; ++i) {
-        // 0.5 - q is (-q).add_f64(0.5) on the host.
-        qd_t t = qd_add_f64(qd_neg(qd_mul(half_a, qd_sqr(x))), 0.5);
-        x = qd_add(x, qd_mul(x, t));
+    if (!(a0 >= HPQ_QD_SQRT_SCALE_BELOW && a0 <= HPQ_QD_SQRT_SCALE_ABOVE)) {
+        // The binary exponent of a0 (-1023 for a subnormal, which the scaling still brings
+        // near 1), halved towards minus infinity (an arithmetic shift).
+        int half_exp = ((int)((__double_as_longlong(a0) >> 52) & 0x7ff) - 1023) >> 1;
+        return qd_ldexp(qd_sqrt_in_range(qd_ldexp(a, -2 * half_exp)), half_exp);
     }
-    return qd_ldexp(qd_mul(a, x), half_exp);
+    return qd_sqrt_in_range(a);
 }
 
 // Exact conversion of x < 2^63 (Qd::from(u64) = Qd::from_dd(Dd::from(u64))).

@@ -11,6 +11,7 @@ mod constants;
 mod dd;
 mod decimal;
 mod expansion;
+mod f64_functions;
 mod ops;
 mod qd;
 mod real;

@@ -201,15 +201,6 @@ macro_rules! forward_inherent {
         fn tanh(self) -> Self {
             <$t>::tanh(self)
         }
-        fn asinh(self) -> Self {
-            <$t>::asinh(self)
-        }
-        fn acosh(self) -> Self {
-            <$t>::acosh(self)
-        }
-        fn atanh(self) -> Self {
-            <$t>::atanh(self)
-        }
         fn hypot(self, y: Self) -> Self {
             <$t>::hypot(self, y)
         }
@@ -297,6 +288,18 @@ impl Real for f64 {
     fn ldexp(self, k: i32) -> f64 {
         crate::ldexp(self, k)
     }
+    /// Not std's, which overflows for huge arguments: see `f64_functions`.
+    fn asinh(self) -> f64 {
+        crate::f64_functions::asinh(self)
+    }
+    /// Not std's, which loses accuracy near 1 and overflows: see `f64_functions`.
+    fn acosh(self) -> f64 {
+        crate::f64_functions::acosh(self)
+    }
+    /// Not std's, which loses every digit near −1: see `f64_functions`.
+    fn atanh(self) -> f64 {
+        crate::f64_functions::atanh(self)
+    }
     forward_inherent!(f64);
 }
 
@@ -361,6 +364,15 @@ macro_rules! impl_real_for_expansion {
             }
             fn ldexp(self, k: i32) -> $t {
                 $t::ldexp(self, k)
+            }
+            fn asinh(self) -> $t {
+                $t::asinh(self)
+            }
+            fn acosh(self) -> $t {
+                $t::acosh(self)
+            }
+            fn atanh(self) -> $t {
+                $t::atanh(self)
             }
             forward_inherent!($t);
         }

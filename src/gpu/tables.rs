@@ -16,7 +16,7 @@ const INVERSE_TRIG_RS: &str = include_str!("../../precision/src/inverse_trig.rs"
 const EXP_LOG_RS: &str = include_str!("../../precision/src/exp_log.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
-const TABLES: [(&str, &str, &str, usize); 10] = [
+const TABLES: [(&str, &str, &str, usize); 12] = [
     (TRIG_RS, "PI_1024_PARTS", "HPQ_PI_1024_PARTS", 7),
     (TRIG_RS, "SIN_COS_TABLE", "HPQ_SIN_COS_TABLE", 257 * 8),
     (TRIG_RS, "SIN_COEFFS", "HPQ_SIN_COEFFS", 10 * 4),
@@ -27,14 +27,17 @@ const TABLES: [(&str, &str, &str, usize); 10] = [
     (EXP_LOG_RS, "LOG2_E", "HPQ_LOG2_E", 4),
     (EXP_LOG_RS, "LOG10_E", "HPQ_LOG10_E", 4),
     (EXP_LOG_RS, "LN2_PIECES", "HPQ_LN2_PIECES", 8),
+    (EXP_LOG_RS, "EXP2_J64", "HPQ_EXP2_J64", 64 * 4),
+    (EXP_LOG_RS, "LN2_64_PIECES", "HPQ_LN2_64_PIECES", 8),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 4] = [
+const SCALARS: [(&str, &str, &str); 5] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
     (TRIG_RS, "INV_STEP", "HPQ_INV_STEP"),
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
+    (EXP_LOG_RS, "INV_LN2_64", "HPQ_INV_LN2_64"),
 ];
 
 /// The exact C99 hexadecimal literal of a finite double (`0x1.921fb54442d18p+1`), or the
@@ -225,5 +228,25 @@ mod tests {
             rust_item(TRIG_RS, "INV_STEP").expect("step"),
             [325.94932345220167]
         );
+        let j64 = rust_item(EXP_LOG_RS, "EXP2_J64").expect("2^(j/64)");
+        assert_eq!(j64[32 * 4], std::f64::consts::SQRT_2);
+        assert!(src.contains("HPQ_EXP2_J64[256]"));
+    }
+
+    /// `kernels/qd.cuh` cannot take the generated constants (the arithmetic kernels are built
+    /// without them), so it writes qd.rs's few as literals: they must be the host's.
+    #[test]
+    fn qd_header_constants_are_the_hosts() {
+        const QD_RS: &str = include_str!("../../precision/src/qd.rs");
+        const QD_CUH: &str = include_str!("../../kernels/qd.cuh");
+        for (name, cuda) in [
+            ("ADD_CANCEL_LIMIT", "HPQ_QD_ADD_CANCEL_LIMIT"),
+            ("SQRT_SCALE_BELOW", "HPQ_QD_SQRT_SCALE_BELOW"),
+            ("SQRT_SCALE_ABOVE", "HPQ_QD_SQRT_SCALE_ABOVE"),
+        ] {
+            let v = rust_item(QD_RS, name).expect("host constant");
+            let line = format!("#define {cuda} {}\n", hex(v[0]));
+            assert!(QD_CUH.contains(&line), "qd.cuh lacks {line}");
+        }
     }
 }
