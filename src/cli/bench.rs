@@ -80,7 +80,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let total: usize = curves.iter().map(|c| c.work.len()).sum();
     let machine = machine();
-    println!(
+    say!(
         "hpquad bench{}: {} integrals, {} curves, {total} points on {machine}",
         if args.quick { " --quick" } else { "" },
         {
@@ -112,7 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
 
-    println!();
+    say!();
     print!("{}", report::summary(&points, &references.integrals));
     report::write_files(&args.out, &points, &references.integrals, &machine)
         .map_err(|e| CliError::computation(format!("writing to {}: {e}", args.out.display())))?;
@@ -121,8 +121,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let title = format!("hpquad bench: correct digits against time ({machine})");
     plot::write(&points, &references.integrals, &title, &svg, &png)
         .map_err(CliError::computation)?;
-    println!();
-    println!(
+    say!();
+    say!(
         "wrote {0}/points.csv, {0}/points.json, {1}, {2} in {3}",
         args.out.display(),
         svg.display(),
@@ -133,7 +133,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let (failures, checked) = bench::check(&points);
     if checked > 0 {
         if failures.is_empty() {
-            println!(
+            say!(
                 "checks: {checked} passed (Romberg at the tightest tolerance reaches f64 {}, dd \
                  {}, qd {} digits on the quick suite)",
                 bench::required_digits(hpquad::Precision::F64),

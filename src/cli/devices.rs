@@ -17,7 +17,7 @@ pub fn run(_args: &DevicesArgs) -> Result<(), CliError> {
     match gpu::devices() {
         Ok(list) if !list.is_empty() => {
             for d in &list {
-                println!(
+                say!(
                     "gpu {}: {}, {} multiprocessors, {:.1} GiB, compute capability {}.{}",
                     d.ordinal,
                     d.name,
@@ -28,21 +28,21 @@ pub fn run(_args: &DevicesArgs) -> Result<(), CliError> {
                 );
             }
         }
-        Ok(_) => println!("no CUDA device found: the driver is loaded but reports no device"),
-        Err(e) => println!("no CUDA device found: {e}"),
+        Ok(_) => say!("no CUDA device found: the driver is loaded but reports no device"),
+        Err(e) => say!("no CUDA device found: {e}"),
     }
     match gpu::nvrtc_version() {
-        Ok((major, minor)) => println!("nvrtc {major}.{minor}"),
-        Err(e) => println!("nvrtc: {e}"),
+        Ok((major, minor)) => say!("nvrtc {major}.{minor}"),
+        Err(e) => say!("nvrtc: {e}"),
     }
     match gpu::cache_dir() {
-        Some(dir) => println!("kernel cache: {}", dir.display()),
-        None => println!(
+        Some(dir) => say!("kernel cache: {}", dir.display()),
+        None => say!(
             "kernel cache: none (set {} to a writable directory)",
             gpu::CACHE_DIR_VAR
         ),
     }
-    println!(
+    say!(
         "cpu: {} threads",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );

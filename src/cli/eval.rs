@@ -27,7 +27,7 @@ pub fn run(args: &EvalArgs) -> Result<(), CliError> {
         Precision::Dd => evaluate::<Dd>(&expr, args.digits)?,
         Precision::Qd => evaluate::<Qd>(&expr, args.digits)?,
     };
-    println!("{text}");
+    say!("{text}");
     Ok(())
 }
 

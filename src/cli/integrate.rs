@@ -111,7 +111,7 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         _ => CliError::input(e),
     })?;
     if args.json {
-        println!("{}", to_json(args, &estimate));
+        say!("{}", to_json(args, &estimate));
     } else {
         print_text(&estimate);
     }
@@ -128,8 +128,8 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
 }
 
 fn print_text(estimate: &Estimate) {
-    println!("{}", estimate.value);
-    println!(
+    say!("{}", estimate.value);
+    say!(
         "error estimate {:.1e}, {} evaluations, {} levels, {:.3} s, {}, {}, {}",
         estimate.error,
         estimate.evaluations,

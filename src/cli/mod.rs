@@ -1,5 +1,17 @@
 //! The `hpquad` command line: one module per subcommand, all errors reported in one place.
 
+/// `println!` for the command's output: when stdout is a pipe that closed early
+/// (`hpquad bench | head`), the program ends quietly, as command-line tools do, instead of
+/// panicking the way `println!` does.
+macro_rules! say {
+    () => {
+        $crate::cli::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::print_line(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod devices;
 mod eval;
@@ -8,6 +20,7 @@ mod integrate;
 mod pi;
 mod progress;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -74,5 +87,13 @@ pub fn main() -> ExitCode {
             eprintln!("error: {}", error.message);
             ExitCode::from(error.code)
         }
+    }
+}
+
+/// Writes one line to stdout, or ends the program if nobody reads it any more.
+pub fn print_line(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{args}").is_err() {
+        std::process::exit(0);
     }
 }

@@ -74,13 +74,13 @@ where
 
     let value = value_of::<T>(&estimate.value);
     let correct = digits_correct(value, pi, carried + 1);
-    println!();
-    println!("π ≈ {}", significant(value, digits as usize));
-    println!(
+    say!();
+    say!("π ≈ {}", significant(value, digits as usize));
+    say!(
         "{correct} digits agree with π (compared with 100 published digits); {} wanted",
         digits
     );
-    println!(
+    say!(
         "{} evaluations, {} levels, {:.3} s, {} precision, {}",
         estimate.evaluations,
         estimate.levels,
@@ -100,8 +100,8 @@ where
 /// The Romberg diagonal T[i][i], its change from the previous level (the method's error
 /// estimate) and its true error against π.
 fn print_diagonal<T: Real>(estimate: &Estimate, pi: T, digits: u32) {
-    println!("Romberg integration of {PI_INTEGRAND} over [0, 1]:");
-    println!(
+    say!("Romberg integration of {PI_INTEGRAND} over [0, 1]:");
+    say!(
         "{:>5} {:>12}  {:<w$}  {:>9}  {:>9}",
         "level",
         "points",
@@ -115,7 +115,7 @@ fn print_diagonal<T: Real>(estimate: &Estimate, pi: T, digits: u32) {
         let Some(last) = row.last() else { continue };
         let t = value_of::<T>(last);
         let change = previous.map(|p| format!("{:.1e}", (t - p).to_f64().abs()));
-        println!(
+        say!(
             "{:>5} {:>12}  {:<w$}  {:>9}  {:>9.1e}",
             i,
             (1u64 << i) + 1,
