@@ -83,6 +83,54 @@ pub fn device_name2(f: Func2) -> &'static str {
     }
 }
 
+/// The one-argument functions with an element-wise kernel in `kernels/functions.cu`
+/// ([`Gpu::function`](crate::gpu::Gpu::function)): the elementary functions whose `dd_t` and
+/// `qd_t` mirrors live in `kernels/exp_log.cuh`, `trig.cuh`, ..., in the order the agreement
+/// tests (`tests/gpu_functions.rs`) report them.
+pub const MIRRORED: &[Func] = &[
+    Func::Exp,
+    Func::ExpM1,
+    Func::Ln,
+    Func::Ln1p,
+    Func::Log2,
+    Func::Log10,
+    Func::Sin,
+    Func::Cos,
+    Func::Tan,
+    Func::Asin,
+    Func::Acos,
+    Func::Atan,
+    Func::Sinh,
+    Func::Cosh,
+    Func::Tanh,
+    Func::Asinh,
+    Func::Acosh,
+    Func::Atanh,
+    Func::Cbrt,
+];
+
+/// The two-argument functions with an element-wise kernel
+/// ([`Gpu::function2`](crate::gpu::Gpu::function2)), as [`MIRRORED`].
+pub const MIRRORED2: &[Func2] = &[Func2::Pow, Func2::Atan2, Func2::Hypot];
+
+/// The name of a function of [`MIRRORED`]: the host method's (`exp_m1`, `ln_1p`), which is its
+/// [`device_name`] without `hpq_` and the suffix of its kernels (`fn_dd_exp_m1`). `None` for a
+/// function without an element-wise kernel.
+pub fn mirror_name(f: Func) -> Option<&'static str> {
+    MIRRORED
+        .contains(&f)
+        .then(|| device_name(f).strip_prefix("hpq_"))
+        .flatten()
+}
+
+/// The name of a function of [`MIRRORED2`] (`powf`, `atan2`, `hypot`), as [`mirror_name`].
+pub fn mirror_name2(f: Func2) -> Option<&'static str> {
+    MIRRORED2
+        .contains(&f)
+        .then(|| device_name2(f).strip_prefix("hpq_"))
+        .flatten()
+}
+
 /// A double as a C literal that the compiler reads back exactly: a hex float for finite values,
 /// the bit pattern for infinities and NaN.
 pub fn f64_literal(x: f64) -> String {
@@ -319,6 +367,36 @@ mod tests {
         }
         assert!(!body::<f64>("sqrt(x)").needs_functions);
         assert!(body::<f64>("min(x, 1)").body.contains("hpq_min("));
+    }
+
+    #[test]
+    fn every_mirrored_function_has_its_kernels() {
+        let functions_cu = include_str!("../../kernels/functions.cu");
+        let names: Vec<&str> = MIRRORED
+            .iter()
+            .map(|&f| mirror_name(f).unwrap())
+            .chain(MIRRORED2.iter().map(|&f| mirror_name2(f).unwrap()))
+            .collect();
+        assert_eq!(names[..3], ["exp", "exp_m1", "ln"]);
+        for name in &names {
+            assert!(
+                functions_cu.contains(&format!("HPQ_FN(fn_##TN##_{name}, ")),
+                "no kernel for {name}"
+            );
+            assert!(
+                functions_cu.contains(&format!(" f64_{name}(")),
+                "no libdevice wrapper for {name}"
+            );
+        }
+        // And no kernel outside the list.
+        assert_eq!(
+            functions_cu.matches("HPQ_FN(fn_##TN##_").count(),
+            names.len()
+        );
+        assert_eq!(mirror_name(Func::Floor), None);
+        assert_eq!(mirror_name(Func::Sqrt), None);
+        assert_eq!(mirror_name2(Func2::Min), None);
+        assert_eq!(mirror_name2(Func2::Pow), Some("powf"));
     }
 
     #[test]

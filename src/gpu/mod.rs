@@ -41,7 +41,8 @@ pub use context::{device_info, devices, DeviceInfo};
 pub use error::{GpuError, Result};
 pub use real::GpuReal;
 
-use crate::expr::cuda::CudaIntegrand;
+use crate::expr::cuda::{self, CudaIntegrand};
+use crate::expr::{Func, Func2};
 use compile::Compiler;
 use launch::{ElementwiseKernel, UniformSumKernel};
 
@@ -115,127 +116,6 @@ impl MixedOp {
             MixedOp::DivF64 => "div_f64",
             MixedOp::F64Sub => "f64_sub",
             MixedOp::F64Div => "f64_div",
-        }
-    }
-}
-
-/// The elementary functions of one argument that the device mirrors: `kernels/exp_log.cuh`,
-/// `trig.cuh`, `inverse_trig.cuh`, `hyperbolic.cuh` and `roots.cuh` for `Dd` and `Qd`, bit for
-/// bit with the host's methods of the same names; CUDA's libdevice for `f64`, which may differ
-/// from the host's `std` in the last bit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryFn {
-    /// `e^x`
-    Exp,
-    /// `e^x - 1`
-    ExpM1,
-    /// `ln x`
-    Ln,
-    /// `ln(1 + x)`
-    Ln1p,
-    /// `log2 x`
-    Log2,
-    /// `log10 x`
-    Log10,
-    /// `sin x`
-    Sin,
-    /// `cos x`
-    Cos,
-    /// `tan x`
-    Tan,
-    /// `asin x`
-    Asin,
-    /// `acos x`
-    Acos,
-    /// `atan x`
-    Atan,
-    /// `sinh x`
-    Sinh,
-    /// `cosh x`
-    Cosh,
-    /// `tanh x`
-    Tanh,
-    /// `asinh x`
-    Asinh,
-    /// `acosh x`
-    Acosh,
-    /// `atanh x`
-    Atanh,
-    /// The real cube root.
-    Cbrt,
-}
-
-impl UnaryFn {
-    /// Every function, in declaration order.
-    pub const ALL: [UnaryFn; 19] = [
-        UnaryFn::Exp,
-        UnaryFn::ExpM1,
-        UnaryFn::Ln,
-        UnaryFn::Ln1p,
-        UnaryFn::Log2,
-        UnaryFn::Log10,
-        UnaryFn::Sin,
-        UnaryFn::Cos,
-        UnaryFn::Tan,
-        UnaryFn::Asin,
-        UnaryFn::Acos,
-        UnaryFn::Atan,
-        UnaryFn::Sinh,
-        UnaryFn::Cosh,
-        UnaryFn::Tanh,
-        UnaryFn::Asinh,
-        UnaryFn::Acosh,
-        UnaryFn::Atanh,
-        UnaryFn::Cbrt,
-    ];
-
-    /// The host method's name (`exp_m1`, `ln_1p`, ...), also the kernel's suffix.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnaryFn::Exp => "exp",
-            UnaryFn::ExpM1 => "exp_m1",
-            UnaryFn::Ln => "ln",
-            UnaryFn::Ln1p => "ln_1p",
-            UnaryFn::Log2 => "log2",
-            UnaryFn::Log10 => "log10",
-            UnaryFn::Sin => "sin",
-            UnaryFn::Cos => "cos",
-            UnaryFn::Tan => "tan",
-            UnaryFn::Asin => "asin",
-            UnaryFn::Acos => "acos",
-            UnaryFn::Atan => "atan",
-            UnaryFn::Sinh => "sinh",
-            UnaryFn::Cosh => "cosh",
-            UnaryFn::Tanh => "tanh",
-            UnaryFn::Asinh => "asinh",
-            UnaryFn::Acosh => "acosh",
-            UnaryFn::Atanh => "atanh",
-            UnaryFn::Cbrt => "cbrt",
-        }
-    }
-}
-
-/// The elementary functions of two arguments that the device mirrors, as [`UnaryFn`]'s.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryFn {
-    /// `a^b` (`a.powf(b)`)
-    Powf,
-    /// The angle of the point `(b, a)` (`a.atan2(b)`)
-    Atan2,
-    /// `sqrt(a^2 + b^2)` (`a.hypot(b)`)
-    Hypot,
-}
-
-impl BinaryFn {
-    /// Every function, in declaration order.
-    pub const ALL: [BinaryFn; 3] = [BinaryFn::Powf, BinaryFn::Atan2, BinaryFn::Hypot];
-
-    /// The host method's name, also the kernel's suffix.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryFn::Powf => "powf",
-            BinaryFn::Atan2 => "atan2",
-            BinaryFn::Hypot => "hypot",
         }
     }
 }
@@ -434,19 +314,22 @@ impl Gpu {
         ElementwiseKernel::from_module(&module, &name, T::LIMBS, T::LIMBS)
     }
 
-    /// `f(a[i])` for each i on the device. For `Dd` and `Qd` the results are those of the host
-    /// methods of the same names, bit for bit; for `f64` they come from CUDA's libdevice and
-    /// may differ from the host's `std` in the last bit.
-    pub fn function<T: GpuReal>(&self, f: UnaryFn, a: &[T]) -> Result<Vec<T>> {
-        let kernel = self.function_kernel::<T>(f.name())?;
+    /// `f(a[i])` for each i on the device, `f` one of [`cuda::MIRRORED`] (another is
+    /// [`GpuError::Invalid`]). For `Dd` and `Qd` the results are the host's ([`Func::apply`]),
+    /// bit for bit; for `f64` they come from CUDA's libdevice and may differ from the host's
+    /// `std` in the last bit.
+    pub fn function<T: GpuReal>(&self, f: Func, a: &[T]) -> Result<Vec<T>> {
+        let kernel = self.function_kernel::<T>(kernel_name(f)?)?;
         let limbs = real::to_limbs(a);
         let out = launch::elementwise(&self.stream, &kernel, &limbs, &limbs)?;
         Ok(real::from_limbs(&out))
     }
 
-    /// `f(a[i], b[i])` for each i on the device (`a[i].powf(b[i])`, `a[i].atan2(b[i])`,
-    /// `a[i].hypot(b[i])`), with the same agreement as [`Gpu::function`].
-    pub fn function2<T: GpuReal>(&self, f: BinaryFn, a: &[T], b: &[T]) -> Result<Vec<T>> {
+    /// `f(a[i], b[i])` for each i on the device, `f` one of [`cuda::MIRRORED2`]
+    /// (`a[i].powf(b[i])`, `a[i].atan2(b[i])`, `a[i].hypot(b[i])`), with the same agreement as
+    /// [`Gpu::function`].
+    pub fn function2<T: GpuReal>(&self, f: Func2, a: &[T], b: &[T]) -> Result<Vec<T>> {
+        let name = kernel_name2(f)?;
         if a.len() != b.len() {
             return Err(GpuError::Invalid(format!(
                 "operands of {} and {} elements",
@@ -454,7 +337,7 @@ impl Gpu {
                 b.len()
             )));
         }
-        let kernel = self.function_kernel::<T>(f.name())?;
+        let kernel = self.function_kernel::<T>(name)?;
         let out = launch::elementwise(
             &self.stream,
             &kernel,
@@ -462,5 +345,45 @@ impl Gpu {
             &real::to_limbs(b),
         )?;
         Ok(real::from_limbs(&out))
+    }
+}
+
+/// The suffix of `f`'s kernels in `kernels/functions.cu`, or why it has none.
+fn kernel_name(f: Func) -> Result<&'static str> {
+    cuda::mirror_name(f).ok_or_else(|| no_kernel(f.name(), cuda::MIRRORED.iter().map(|g| g.name())))
+}
+
+/// [`kernel_name`] for a function of two arguments.
+fn kernel_name2(f: Func2) -> Result<&'static str> {
+    cuda::mirror_name2(f)
+        .ok_or_else(|| no_kernel(f.name(), cuda::MIRRORED2.iter().map(|g| g.name())))
+}
+
+fn no_kernel<'a>(name: &str, with: impl Iterator<Item = &'a str>) -> GpuError {
+    GpuError::Invalid(format!(
+        "{name} has no element-wise kernel on the device; the functions with one are {}",
+        with.collect::<Vec<_>>().join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_without_a_kernel_is_invalid() {
+        assert_eq!(kernel_name(Func::ExpM1).unwrap(), "exp_m1");
+        assert_eq!(kernel_name2(Func2::Pow).unwrap(), "powf");
+        match kernel_name(Func::Floor) {
+            Err(GpuError::Invalid(m)) => assert!(
+                m.starts_with("floor has no element-wise kernel") && m.contains("expm1, ln,"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            kernel_name2(Func2::Max),
+            Err(GpuError::Invalid(m)) if m.ends_with("pow, atan2, hypot")
+        ));
     }
 }

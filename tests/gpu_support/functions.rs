@@ -3,7 +3,7 @@
 //! multiples of π/2 for the trigonometric functions, near ±1 for asin, acos and atanh), the
 //! special values first; and the host's answer for each function.
 
-use hpquad::gpu::{BinaryFn, UnaryFn};
+use hpquad::expr::{Func, Func2};
 use precision::{Dd, Qd};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -12,8 +12,8 @@ use super::{random_f64, specials, HostArith};
 
 /// The host functions each device kernel mirrors.
 pub trait HostFunctions: HostArith + Send + Sync {
-    fn unary(f: UnaryFn, x: Self) -> Self;
-    fn binary(f: BinaryFn, x: Self, y: Self) -> Self;
+    fn unary(f: Func, x: Self) -> Self;
+    fn binary(f: Func2, x: Self, y: Self) -> Self;
     /// `x` plus a random tail below its last bit, normalised.
     fn with_tail(rng: &mut StdRng, x: f64) -> Self;
     /// `k·π/2` in this type.
@@ -31,35 +31,11 @@ fn tail(rng: &mut StdRng, lead: f64) -> f64 {
 macro_rules! host_functions {
     ($t:ident) => {
         impl HostFunctions for $t {
-            fn unary(f: UnaryFn, x: $t) -> $t {
-                match f {
-                    UnaryFn::Exp => x.exp(),
-                    UnaryFn::ExpM1 => x.exp_m1(),
-                    UnaryFn::Ln => x.ln(),
-                    UnaryFn::Ln1p => x.ln_1p(),
-                    UnaryFn::Log2 => x.log2(),
-                    UnaryFn::Log10 => x.log10(),
-                    UnaryFn::Sin => x.sin(),
-                    UnaryFn::Cos => x.cos(),
-                    UnaryFn::Tan => x.tan(),
-                    UnaryFn::Asin => x.asin(),
-                    UnaryFn::Acos => x.acos(),
-                    UnaryFn::Atan => x.atan(),
-                    UnaryFn::Sinh => x.sinh(),
-                    UnaryFn::Cosh => x.cosh(),
-                    UnaryFn::Tanh => x.tanh(),
-                    UnaryFn::Asinh => x.asinh(),
-                    UnaryFn::Acosh => x.acosh(),
-                    UnaryFn::Atanh => x.atanh(),
-                    UnaryFn::Cbrt => x.cbrt(),
-                }
+            fn unary(f: Func, x: $t) -> $t {
+                f.apply(x)
             }
-            fn binary(f: BinaryFn, x: $t, y: $t) -> $t {
-                match f {
-                    BinaryFn::Powf => x.powf(y),
-                    BinaryFn::Atan2 => x.atan2(y),
-                    BinaryFn::Hypot => x.hypot(y),
-                }
+            fn binary(f: Func2, x: $t, y: $t) -> $t {
+                f.apply(x, y)
             }
             fn multiple_of_half_pi(k: f64) -> $t {
                 $t::FRAC_PI_2 * k
@@ -85,35 +61,18 @@ host_functions!(Dd);
 host_functions!(Qd);
 
 impl HostFunctions for f64 {
-    fn unary(f: UnaryFn, x: f64) -> f64 {
+    /// std's (the platform libm): `Func::apply` is, except for the inverse hyperbolic
+    /// functions, which `Real for f64` replaces with its own.
+    fn unary(f: Func, x: f64) -> f64 {
         match f {
-            UnaryFn::Exp => x.exp(),
-            UnaryFn::ExpM1 => x.exp_m1(),
-            UnaryFn::Ln => x.ln(),
-            UnaryFn::Ln1p => x.ln_1p(),
-            UnaryFn::Log2 => x.log2(),
-            UnaryFn::Log10 => x.log10(),
-            UnaryFn::Sin => x.sin(),
-            UnaryFn::Cos => x.cos(),
-            UnaryFn::Tan => x.tan(),
-            UnaryFn::Asin => x.asin(),
-            UnaryFn::Acos => x.acos(),
-            UnaryFn::Atan => x.atan(),
-            UnaryFn::Sinh => x.sinh(),
-            UnaryFn::Cosh => x.cosh(),
-            UnaryFn::Tanh => x.tanh(),
-            UnaryFn::Asinh => x.asinh(),
-            UnaryFn::Acosh => x.acosh(),
-            UnaryFn::Atanh => x.atanh(),
-            UnaryFn::Cbrt => x.cbrt(),
+            Func::Asinh => x.asinh(),
+            Func::Acosh => x.acosh(),
+            Func::Atanh => x.atanh(),
+            _ => f.apply(x),
         }
     }
-    fn binary(f: BinaryFn, x: f64, y: f64) -> f64 {
-        match f {
-            BinaryFn::Powf => x.powf(y),
-            BinaryFn::Atan2 => x.atan2(y),
-            BinaryFn::Hypot => x.hypot(y),
-        }
+    fn binary(f: Func2, x: f64, y: f64) -> f64 {
+        f.apply(x, y)
     }
     fn multiple_of_half_pi(k: f64) -> f64 {
         k * std::f64::consts::FRAC_PI_2
@@ -146,35 +105,35 @@ fn sign(rng: &mut StdRng, v: f64) -> f64 {
 }
 
 /// One random argument of `f`: a tenth tiny, the rest over the range and the hard regions.
-fn unary_argument<T: HostFunctions>(f: UnaryFn, rng: &mut StdRng) -> T {
+fn unary_argument<T: HostFunctions>(f: Func, rng: &mut StdRng) -> T {
     let r = rng.gen_range(0..10);
-    if matches!(f, UnaryFn::Sin | UnaryFn::Cos | UnaryFn::Tan) && (1..=3).contains(&r) {
+    if matches!(f, Func::Sin | Func::Cos | Func::Tan) && (1..=3).contains(&r) {
         // Near a multiple of π/2: k·π/2 in T, nudged by a tiny amount.
         let k = rng.gen_range(1..1_000_000) as f64;
         let k = sign(rng, k);
         return T::multiple_of_half_pi(k).add(log_uniform(rng, -200, -20, true));
     }
     let x = match f {
-        UnaryFn::Exp | UnaryFn::ExpM1 => match r {
+        Func::Exp | Func::ExpM1 => match r {
             0..=1 => log_uniform(rng, -70, -1, true),
             _ => rng.gen_range(-750.0..712.0),
         },
-        UnaryFn::Ln | UnaryFn::Log2 | UnaryFn::Log10 => match r {
+        Func::Ln | Func::Log2 | Func::Log10 => match r {
             0..=2 => 1.0 + log_uniform(rng, -60, -1, true),
             3 => precision::ldexp(1.0, rng.gen_range(-1074..1024)),
             _ => random_f64(rng).abs(),
         },
-        UnaryFn::Ln1p => match r {
+        Func::Ln1p => match r {
             0..=2 => log_uniform(rng, -80, -1, true),
             3 => -1.0 + log_uniform(rng, -60, -1, false),
             _ => log_uniform(rng, -20, 300, false),
         },
-        UnaryFn::Sin | UnaryFn::Cos | UnaryFn::Tan => match r {
+        Func::Sin | Func::Cos | Func::Tan => match r {
             0 => log_uniform(rng, -80, -1, true),
             4 => log_uniform(rng, 50, 200, true),
             _ => log_uniform(rng, -3, 30, true),
         },
-        UnaryFn::Asin | UnaryFn::Acos | UnaryFn::Atanh => match r {
+        Func::Asin | Func::Acos | Func::Atanh => match r {
             0..=1 => log_uniform(rng, -80, -1, true),
             2..=3 => {
                 let v = 1.0 - log_uniform(rng, -60, -2, false);
@@ -182,26 +141,30 @@ fn unary_argument<T: HostFunctions>(f: UnaryFn, rng: &mut StdRng) -> T {
             }
             _ => rng.gen_range(-1.0..1.0),
         },
-        UnaryFn::Atan | UnaryFn::Asinh | UnaryFn::Cbrt => match r {
+        Func::Atan | Func::Asinh | Func::Cbrt => match r {
             0..=1 => log_uniform(rng, -80, -1, true),
             2 => random_f64(rng),
             _ => log_uniform(rng, -30, 60, true),
         },
-        UnaryFn::Sinh | UnaryFn::Cosh | UnaryFn::Tanh => match r {
+        Func::Sinh | Func::Cosh | Func::Tanh => match r {
             0..=1 => log_uniform(rng, -80, -1, true),
             _ => rng.gen_range(-720.0..720.0),
         },
-        UnaryFn::Acosh => match r {
+        Func::Acosh => match r {
             0..=2 => 1.0 + log_uniform(rng, -60, -1, false),
             3 => log_uniform(rng, 50, 1000, false),
             _ => 1.0 + log_uniform(rng, -1, 40, false),
         },
+        // No element-wise kernel (`cuda::MIRRORED`): any double.
+        Func::Sqrt | Func::Floor | Func::Ceil | Func::Round | Func::Trunc | Func::Abs => {
+            random_f64(rng)
+        }
     };
     T::with_tail(rng, x)
 }
 
 /// `n` arguments of `f`: the special values, then random ones.
-pub fn unary_inputs<T: HostFunctions>(f: UnaryFn, n: usize, seed: u64) -> Vec<T> {
+pub fn unary_inputs<T: HostFunctions>(f: Func, n: usize, seed: u64) -> Vec<T> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut v: Vec<T> = specials().into_iter().map(T::from_f64).collect();
     while v.len() < n {
@@ -211,7 +174,7 @@ pub fn unary_inputs<T: HostFunctions>(f: UnaryFn, n: usize, seed: u64) -> Vec<T>
 }
 
 /// `n` argument pairs of `f`: all pairs of special values, then random ones.
-pub fn binary_inputs<T: HostFunctions>(f: BinaryFn, n: usize, seed: u64) -> (Vec<T>, Vec<T>) {
+pub fn binary_inputs<T: HostFunctions>(f: Func2, n: usize, seed: u64) -> (Vec<T>, Vec<T>) {
     let mut rng = StdRng::seed_from_u64(seed);
     let sp = specials();
     let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -223,7 +186,7 @@ pub fn binary_inputs<T: HostFunctions>(f: BinaryFn, n: usize, seed: u64) -> (Vec
     }
     while a.len() < n {
         let (x, y) = match f {
-            BinaryFn::Powf => match rng.gen_range(0..10) {
+            Func2::Pow => match rng.gen_range(0..10) {
                 // A negative base with an integer exponent.
                 0 => (
                     -log_uniform(&mut rng, -10, 10, false),
@@ -238,14 +201,14 @@ pub fn binary_inputs<T: HostFunctions>(f: BinaryFn, n: usize, seed: u64) -> (Vec
                     rng.gen_range(-50.0..50.0),
                 ),
             },
-            BinaryFn::Atan2 => match rng.gen_range(0..4) {
+            Func2::Atan2 => match rng.gen_range(0..4) {
                 0 => (random_f64(&mut rng), random_f64(&mut rng)),
                 _ => (
                     log_uniform(&mut rng, -30, 30, true),
                     log_uniform(&mut rng, -30, 30, true),
                 ),
             },
-            BinaryFn::Hypot => (random_f64(&mut rng), random_f64(&mut rng)),
+            Func2::Hypot | Func2::Min | Func2::Max => (random_f64(&mut rng), random_f64(&mut rng)),
         };
         a.push(T::with_tail(&mut rng, x));
         b.push(T::with_tail(&mut rng, y));
