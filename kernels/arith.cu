@@ -3,29 +3,12 @@
 // Operands and results travel as limb arrays: element i of a T array is limbs<T>::count
 // doubles from index i * limbs<T>::count. For the mixed operations the double operand is a
 // plain array of n doubles.
-#include "reduce.cuh"
-
-#define HPQ_INDEX                                                                        \
-    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; \
-    if (i >= n) return;
-
-// out = EXPR(x, y) with x, y of type T.
-#define HPQ_SAME(NAME, T, EXPR)                                                          \
-    extern "C" __global__ void NAME(const double *a, const double *b, double *out,      \
-                                    unsigned long long n) {                             \
-        HPQ_INDEX                                                                        \
-        const int L = limbs<T>::count;                                                   \
-        T x, y;                                                                          \
-        load(a + i * L, x);                                                              \
-        load(b + i * L, y);                                                              \
-        T r = (EXPR);                                                                    \
-        store(out + i * L, r);                                                           \
-    }
+#include "elementwise.cuh"
 
 // out = EXPR(x, d) with x of type T and d a double.
 #define HPQ_MIXED(NAME, T, EXPR)                                                         \
-    extern "C" __global__ void NAME(const double *a, const double *b, double *out,      \
-                                    unsigned long long n) {                             \
+    extern "C" __global__ void NAME(const double *a, const double *b, double *out,       \
+                                    unsigned long long n) {                              \
         HPQ_INDEX                                                                        \
         const int L = limbs<T>::count;                                                   \
         T x;                                                                             \
@@ -36,11 +19,11 @@
     }
 
 #define HPQ_ALL_OPS(TN, T)                                                               \
-    HPQ_SAME(arith_##TN##_add, T, x + y)                                                 \
-    HPQ_SAME(arith_##TN##_sub, T, x - y)                                                 \
-    HPQ_SAME(arith_##TN##_mul, T, x * y)                                                 \
-    HPQ_SAME(arith_##TN##_div, T, x / y)                                                 \
-    HPQ_SAME(arith_##TN##_sqrt, T, sqrt(x))                                              \
+    HPQ_ELEMENTWISE(arith_##TN##_add, T, x + y)                                          \
+    HPQ_ELEMENTWISE(arith_##TN##_sub, T, x - y)                                          \
+    HPQ_ELEMENTWISE(arith_##TN##_mul, T, x * y)                                          \
+    HPQ_ELEMENTWISE(arith_##TN##_div, T, x / y)                                          \
+    HPQ_ELEMENTWISE(arith_##TN##_sqrt, T, sqrt(x))                                       \
     HPQ_MIXED(arith_##TN##_add_f64, T, x + d)                                            \
     HPQ_MIXED(arith_##TN##_sub_f64, T, x - d)                                            \
     HPQ_MIXED(arith_##TN##_mul_f64, T, x * d)                                            \

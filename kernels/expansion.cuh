@@ -1,7 +1,7 @@
 // What the elementary functions need of dd_t and qd_t, so that each is written once as a
 // template, as the host writes it once over its crate-private trait.
 // Twin of precision/src/expansion.rs: expansion<T>::COMPONENTS <-> Expansion::COMPONENTS,
-//   hi, component, from_components, sqr, sqrt, recip, ldexp, abs, floor and the constants
+//   hi, component, from_components, sqr, sqrt, recip, ldexp, abs, floor, ceil and the constants
 //   (PI, FRAC_PI_2, FRAC_PI_4, LN_2, NAN, INFINITY) under the same names, and the comparison
 //   operators of Dd's and Qd's PartialOrd / PartialEq (component by component, NaN unordered).
 // The constants come from the generated header (src/gpu/tables.rs), taken from the very Rust
@@ -10,6 +10,39 @@
 #include "qd.cuh"
 
 template <class T> struct expansion;
+
+// The rounding directions of Dd/Qd::round_components(f64::floor | f64::ceil).
+struct round_down {
+    __device__ static __forceinline__ double apply(double x) { return ::floor(x); }
+};
+struct round_up {
+    __device__ static __forceinline__ double apply(double x) { return ::ceil(x); }
+};
+
+// Dd::round_components: round hi; when it is an integer already, lo too.
+template <class R> __device__ __forceinline__ dd_t dd_round_components(dd_t x) {
+    double hi = R::apply(x.hi);
+    if (hi != x.hi) {
+        return dd_make(hi, 0.0);
+    }
+    double zh, zl;
+    quick_two_sum(hi, R::apply(x.lo), zh, zl);
+    return dd_make(zh, zl);
+}
+
+// Qd::round_components: round the components that are integers already, then the first one
+// that is not; those after it vanish.
+template <class R> __device__ __forceinline__ qd_t qd_round_components(qd_t a) {
+    double x[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        x[i] = R::apply(a.x[i]);
+        if (x[i] != a.x[i]) {
+            break;
+        }
+    }
+    return qd_renormalise<4>(x);
+}
 
 template <> struct expansion<dd_t> {
     static constexpr int COMPONENTS = 2;
@@ -43,30 +76,12 @@ template <> struct expansion<dd_t> {
     __device__ static __forceinline__ dd_t ldexp(dd_t x, int k) { return dd_ldexp(x, k); }
     // Dd::abs: negate when the leading component has its sign bit set.
     __device__ static __forceinline__ dd_t abs(dd_t x) { return signbit(x.hi) ? dd_neg(x) : x; }
-    // Dd::floor.
+    // Dd::floor, Dd::ceil.
     __device__ static __forceinline__ dd_t floor(dd_t x) {
-        double hi = ::floor(x.hi);
-        if (hi != x.hi) {
-            return dd_make(hi, 0.0);
-        }
-        double zh, zl;
-        quick_two_sum(hi, ::floor(x.lo), zh, zl);
-        return dd_make(zh, zl);
+        return dd_round_components<round_down>(x);
     }
+    __device__ static __forceinline__ dd_t ceil(dd_t x) { return dd_round_components<round_up>(x); }
 };
-
-// Qd::round_components(f64::floor), as Qd::floor uses it.
-__device__ __forceinline__ qd_t qd_floor(qd_t a) {
-    double x[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        x[i] = ::floor(a.x[i]);
-        if (x[i] != a.x[i]) {
-            break;
-        }
-    }
-    return qd_renormalise<4>(x);
-}
 
 template <> struct expansion<qd_t> {
     static constexpr int COMPONENTS = 4;
@@ -102,7 +117,11 @@ template <> struct expansion<qd_t> {
     __device__ static __forceinline__ qd_t recip(qd_t x) { return qd_recip(x); }
     __device__ static __forceinline__ qd_t ldexp(qd_t x, int k) { return qd_ldexp(x, k); }
     __device__ static __forceinline__ qd_t abs(qd_t x) { return signbit(x.x[0]) ? qd_neg(x) : x; }
-    __device__ static __forceinline__ qd_t floor(qd_t x) { return qd_floor(x); }
+    // Qd::floor, Qd::ceil.
+    __device__ static __forceinline__ qd_t floor(qd_t x) {
+        return qd_round_components<round_down>(x);
+    }
+    __device__ static __forceinline__ qd_t ceil(qd_t x) { return qd_round_components<round_up>(x); }
 };
 
 // Comparisons as the derived PartialEq (every component equal) and the lexicographic

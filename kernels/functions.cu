@@ -6,51 +6,34 @@
 // i * limbs<T>::count. Every kernel takes (a, b, out, n); a unary function ignores b.
 // dd_t and qd_t use the templates that mirror precision/src/; double uses CUDA's own libdevice
 // functions, which may differ from the host's std (libm) in the last bit.
-#include "reduce.cuh"
+#include "elementwise.cuh"
 #include "hyperbolic.cuh"
 #include "inverse_trig.cuh"
 #include "roots.cuh"
 
-#define HPQ_INDEX                                                                        \
-    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; \
-    if (i >= n) return;
-
-#define HPQ_FN(NAME, T, EXPR)                                                            \
-    extern "C" __global__ void NAME(const double *a, const double *b, double *out,      \
-                                    unsigned long long n) {                             \
-        HPQ_INDEX                                                                        \
-        const int L = limbs<T>::count;                                                   \
-        T x, y;                                                                          \
-        load(a + i * L, x);                                                              \
-        load(b + i * L, y);                                                              \
-        (void)y;                                                                         \
-        T r = (EXPR);                                                                    \
-        store(out + i * L, r);                                                           \
-    }
-
 #define HPQ_ALL_FNS(TN, T, PFX)                                                          \
-    HPQ_FN(fn_##TN##_exp, T, PFX##exp(x))                                                \
-    HPQ_FN(fn_##TN##_exp_m1, T, PFX##exp_m1(x))                                          \
-    HPQ_FN(fn_##TN##_ln, T, PFX##ln(x))                                                  \
-    HPQ_FN(fn_##TN##_ln_1p, T, PFX##ln_1p(x))                                            \
-    HPQ_FN(fn_##TN##_log2, T, PFX##log2(x))                                              \
-    HPQ_FN(fn_##TN##_log10, T, PFX##log10(x))                                            \
-    HPQ_FN(fn_##TN##_sin, T, PFX##sin(x))                                                \
-    HPQ_FN(fn_##TN##_cos, T, PFX##cos(x))                                                \
-    HPQ_FN(fn_##TN##_tan, T, PFX##tan(x))                                                \
-    HPQ_FN(fn_##TN##_asin, T, PFX##asin(x))                                              \
-    HPQ_FN(fn_##TN##_acos, T, PFX##acos(x))                                              \
-    HPQ_FN(fn_##TN##_atan, T, PFX##atan(x))                                              \
-    HPQ_FN(fn_##TN##_sinh, T, PFX##sinh(x))                                              \
-    HPQ_FN(fn_##TN##_cosh, T, PFX##cosh(x))                                              \
-    HPQ_FN(fn_##TN##_tanh, T, PFX##tanh(x))                                              \
-    HPQ_FN(fn_##TN##_asinh, T, PFX##asinh(x))                                            \
-    HPQ_FN(fn_##TN##_acosh, T, PFX##acosh(x))                                            \
-    HPQ_FN(fn_##TN##_atanh, T, PFX##atanh(x))                                            \
-    HPQ_FN(fn_##TN##_cbrt, T, PFX##cbrt(x))                                              \
-    HPQ_FN(fn_##TN##_powf, T, PFX##powf(x, y))                                           \
-    HPQ_FN(fn_##TN##_atan2, T, PFX##atan2(x, y))                                         \
-    HPQ_FN(fn_##TN##_hypot, T, PFX##hypot(x, y))
+    HPQ_ELEMENTWISE(fn_##TN##_exp, T, PFX##exp(x))                                       \
+    HPQ_ELEMENTWISE(fn_##TN##_exp_m1, T, PFX##exp_m1(x))                                 \
+    HPQ_ELEMENTWISE(fn_##TN##_ln, T, PFX##ln(x))                                         \
+    HPQ_ELEMENTWISE(fn_##TN##_ln_1p, T, PFX##ln_1p(x))                                   \
+    HPQ_ELEMENTWISE(fn_##TN##_log2, T, PFX##log2(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_log10, T, PFX##log10(x))                                   \
+    HPQ_ELEMENTWISE(fn_##TN##_sin, T, PFX##sin(x))                                       \
+    HPQ_ELEMENTWISE(fn_##TN##_cos, T, PFX##cos(x))                                       \
+    HPQ_ELEMENTWISE(fn_##TN##_tan, T, PFX##tan(x))                                       \
+    HPQ_ELEMENTWISE(fn_##TN##_asin, T, PFX##asin(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_acos, T, PFX##acos(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_atan, T, PFX##atan(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_sinh, T, PFX##sinh(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_cosh, T, PFX##cosh(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_tanh, T, PFX##tanh(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_asinh, T, PFX##asinh(x))                                   \
+    HPQ_ELEMENTWISE(fn_##TN##_acosh, T, PFX##acosh(x))                                   \
+    HPQ_ELEMENTWISE(fn_##TN##_atanh, T, PFX##atanh(x))                                   \
+    HPQ_ELEMENTWISE(fn_##TN##_cbrt, T, PFX##cbrt(x))                                     \
+    HPQ_ELEMENTWISE(fn_##TN##_powf, T, PFX##powf(x, y))                                  \
+    HPQ_ELEMENTWISE(fn_##TN##_atan2, T, PFX##atan2(x, y))                                \
+    HPQ_ELEMENTWISE(fn_##TN##_hypot, T, PFX##hypot(x, y))
 
 #if defined(HPQ_FUNCTIONS_DD)
 HPQ_ALL_FNS(dd, dd_t, hpq_)

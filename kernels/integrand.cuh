@@ -48,28 +48,8 @@ template <class T> __device__ __forceinline__ T hpq_abs(T x) { return expansion<
 template <class T> __device__ __forceinline__ T hpq_floor(T x) {
     return expansion<T>::floor(x);
 }
-// Dd::ceil.
-__device__ __forceinline__ dd_t hpq_ceil(dd_t x) {
-    double hi = ::ceil(x.hi);
-    if (hi != x.hi) {
-        return dd_make(hi, 0.0);
-    }
-    double zh, zl;
-    quick_two_sum(hi, ::ceil(x.lo), zh, zl);
-    return dd_make(zh, zl);
-}
-// Qd::ceil: Qd::round_components(f64::ceil).
-__device__ __forceinline__ qd_t hpq_ceil(qd_t a) {
-    double x[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        x[i] = ::ceil(a.x[i]);
-        if (x[i] != a.x[i]) {
-            break;
-        }
-    }
-    return qd_renormalise<4>(x);
-}
+// Dd::ceil, Qd::ceil.
+template <class T> __device__ __forceinline__ T hpq_ceil(T x) { return expansion<T>::ceil(x); }
 // Dd::trunc, Qd::trunc.
 template <class T> __device__ __forceinline__ T hpq_trunc(T x) {
     return hi(x) >= 0.0 ? hpq_floor(x) : hpq_ceil(x);

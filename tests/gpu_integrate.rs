@@ -199,10 +199,12 @@ fn gpu_pi_qd_60_digits_and_agrees_with_cpu() {
     assert!(g.stages.last().unwrap().device.starts_with("gpu"));
 }
 
-/// The uniform sums of a transcendental integrand: the device mirrors against the host.
+/// The uniform sums of a transcendental integrand, with every rounding function: the device
+/// mirrors against the host.
 fn functions_agree<T: Real>(n: u64) {
     let f = Expr::parse(
-        "sqrt(exp(cos(x^(x^x)))) + atan2(x, 2) * floor(3*x) - abs(x - 0.5)",
+        "sqrt(exp(cos(x^(x^x)))) + atan2(x, 2) * floor(3*x) - abs(x - 0.5) \
+         + ceil(5*x)/4 - round(7*x)/8 + trunc(9*x)/16",
         1,
     )
     .unwrap();

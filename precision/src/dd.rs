@@ -215,21 +215,22 @@ impl Dd {
 
     /// The largest integer not above `self`.
     pub fn floor(self) -> Dd {
-        let hi = self.hi.floor();
-        if hi != self.hi {
-            return Dd::new(hi, 0.0);
-        }
-        let (zh, zl) = quick_two_sum(hi, self.lo.floor());
-        Dd::new(zh, zl)
+        self.round_components(f64::floor)
     }
 
     /// The smallest integer not below `self`.
     pub fn ceil(self) -> Dd {
-        let hi = self.hi.ceil();
+        self.round_components(f64::ceil)
+    }
+
+    /// Rounds `hi`; when it is an integer already the value's integer part reaches into `lo`,
+    /// which is rounded the same way (as `Qd::round_components` does for four components).
+    fn round_components(self, round: fn(f64) -> f64) -> Dd {
+        let hi = round(self.hi);
         if hi != self.hi {
             return Dd::new(hi, 0.0);
         }
-        let (zh, zl) = quick_two_sum(hi, self.lo.ceil());
+        let (zh, zl) = quick_two_sum(hi, round(self.lo));
         Dd::new(zh, zl)
     }
 

@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(names[..3], ["exp", "exp_m1", "ln"]);
         for name in &names {
             assert!(
-                functions_cu.contains(&format!("HPQ_FN(fn_##TN##_{name}, ")),
+                functions_cu.contains(&format!("HPQ_ELEMENTWISE(fn_##TN##_{name}, ")),
                 "no kernel for {name}"
             );
             assert!(
@@ -390,7 +390,7 @@ mod tests {
         }
         // And no kernel outside the list.
         assert_eq!(
-            functions_cu.matches("HPQ_FN(fn_##TN##_").count(),
+            functions_cu.matches("HPQ_ELEMENTWISE(fn_##TN##_").count(),
             names.len()
         );
         assert_eq!(mirror_name(Func::Floor), None);

@@ -16,11 +16,15 @@ use super::error::{driver, GpuError, Result};
 use super::sys;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 11] = [
+const HEADERS: [(&str, &str); 12] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
     ("reduce.cuh", include_str!("../../kernels/reduce.cuh")),
+    (
+        "elementwise.cuh",
+        include_str!("../../kernels/elementwise.cuh"),
+    ),
     ("expansion.cuh", include_str!("../../kernels/expansion.cuh")),
     ("trig.cuh", include_str!("../../kernels/trig.cuh")),
     (

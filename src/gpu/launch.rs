@@ -195,7 +195,7 @@ pub(crate) fn elementwise(
     };
     let mut args = stream.launch_builder(&kernel.func);
     args.arg(&a_dev).arg(&b_dev).arg(&mut out).arg(&n64);
-    // SAFETY: the arguments match the HPQ_SAME / HPQ_MIXED kernels of kernels/arith.cu (three
+    // SAFETY: the arguments match the HPQ_ELEMENTWISE / HPQ_MIXED kernels of kernels/arith.cu (three
     // pointers and a u64 count); a and out hold n * limbs doubles, b n * b_limbs, as checked
     // above, and thread i < n touches element i only.
     unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
