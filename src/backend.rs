@@ -100,8 +100,7 @@ pub trait Backend: Sync {
     /// The device that [`Backend::uniform_sums`] would run these grids on, for the per-stage
     /// record; a backend that dispatches per call (CPU for small batches, GPU for large ones)
     /// says which. The default is [`Backend::device`].
-    fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> String {
-        let _ = (f, grids);
+    fn device_for<T: Real, F: Integrand>(&self, _f: &F, _grids: &[UniformGrid<T>]) -> String {
         self.device()
     }
 

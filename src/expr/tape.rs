@@ -493,14 +493,14 @@ mod tests {
     fn builder_shares_and_prunes() {
         let mut b = TapeBuilder::default();
         let x = b.push(Op::Var(0));
-        let dead = b.constant(Constant::Decimal("3".into()));
+        // A constant nothing uses: pruned from the finished tape.
+        let _unused = b.constant(Constant::Decimal("3".into()));
         let two = b.constant(Constant::Decimal("2".into()));
         let two_again = b.constant(Constant::Decimal("2".into()));
         assert_eq!(two, two_again);
         let p = b.push(Op::Mul(two, x));
         let q = b.push(Op::Mul(two, x));
         assert_eq!(p, q);
-        let _ = dead;
         let tape = b.finish(p, 1);
         assert_eq!(
             tape.ops(),
