@@ -104,6 +104,22 @@ pub trait Backend: Sync {
         self.device()
     }
 
+    /// `f(x)` for every point of `points`, in order: the batch of a tanh-sinh level or of a
+    /// Gauss rule on a set of intervals, whose nodes the method computed in `T`.
+    ///
+    /// The values are returned as they are, non-finite ones included, so that a method can
+    /// decide what a value at an extreme node means (tanh-sinh truncates its tails where the
+    /// weights are negligible); [`check_finite`] turns the first non-finite value into the
+    /// error that names its point. Each value is the integrand's at that point alone, so the
+    /// result does not depend on how the device spread the work.
+    fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>>;
+
+    /// The device that [`Backend::evaluate`] would run `count` points on, for the per-stage
+    /// record. The default is [`Backend::device`].
+    fn device_for_points<T: Real, F: Integrand>(&self, _f: &F, _count: usize) -> String {
+        self.device()
+    }
+
     /// The sum over one grid; see [`Backend::uniform_sums`].
     fn uniform_sum<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> Result<T> {
         let sums = self.uniform_sums(f, std::slice::from_ref(grid))?;
@@ -119,6 +135,20 @@ pub(crate) fn non_finite<T: Real>(x: T, value: T) -> Error {
     }
 }
 
+/// [`Error::NonFinite`] for the first point of `points` whose value is NaN or infinite.
+///
+/// ```
+/// use hpquad::backend::check_finite;
+/// assert!(check_finite(&[0.0, 1.0], &[1.0, 2.0]).is_ok());
+/// assert!(check_finite(&[0.0, 1.0], &[1.0, f64::INFINITY]).is_err());
+/// ```
+pub fn check_finite<T: Real>(points: &[T], values: &[T]) -> Result<()> {
+    match values.iter().position(|y| !y.is_finite()) {
+        Some(i) => Err(non_finite(points[i], values[i])),
+        None => Ok(()),
+    }
+}
+
 /// Refuses integrands that are not functions of one variable.
 pub(crate) fn require_1d<F: Integrand>(f: &F) -> Result<()> {
     if f.dims() == 1 {
@@ -127,7 +157,8 @@ pub(crate) fn require_1d<F: Integrand>(f: &F) -> Result<()> {
         Err(Error::InvalidOption {
             option: "integrand",
             reason: format!(
-                "a uniform sum is one-dimensional, but the integrand has {} variables",
+                "these backend operations are one-dimensional, but the integrand has {} \
+                 variables",
                 f.dims()
             ),
         })

@@ -136,6 +136,13 @@ impl Backend for GpuBackend {
             )))
         }
     }
+
+    fn evaluate<T: Real, F: Integrand>(&self, f: &F, _points: &[T]) -> Result<Vec<T>> {
+        require_1d(f)?;
+        Err(Error::Gpu(
+            "point-list evaluation has no GPU kernel yet; use Device::Cpu".to_string(),
+        ))
+    }
 }
 
 /// The fewest points for which one GPU launch beats the CPU, per precision.
@@ -194,6 +201,14 @@ impl HybridBackend {
             && f.tape().is_some()
             && grid.count >= gpu_min_points::<T>()
     }
+
+    /// Whether a batch of `count` points of `f` goes to the GPU.
+    fn points_on_gpu<T: Real, F: Integrand>(&self, f: &F, count: usize) -> bool {
+        self.gpu.is_some()
+            && f.dims() == 1
+            && f.tape().is_some()
+            && count as u64 >= gpu_min_points::<T>()
+    }
 }
 
 impl Backend for HybridBackend {
@@ -238,5 +253,19 @@ impl Backend for HybridBackend {
             sums[k] = s;
         }
         Ok(sums)
+    }
+
+    fn device_for_points<T: Real, F: Integrand>(&self, f: &F, count: usize) -> String {
+        match &self.gpu {
+            Some(g) if self.points_on_gpu::<T, F>(f, count) => g.device(),
+            _ => self.cpu.device(),
+        }
+    }
+
+    fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
+        match &self.gpu {
+            Some(gpu) if self.points_on_gpu::<T, F>(f, points.len()) => gpu.evaluate(f, points),
+            _ => self.cpu.evaluate(f, points),
+        }
     }
 }
