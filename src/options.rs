@@ -23,8 +23,19 @@ pub enum Method {
     },
     /// Romberg integration: trapezoid levels with recycled evaluations, extrapolated until the
     /// tolerance is met.
-    #[default]
     Romberg,
+    /// Tanh-sinh (double exponential) quadrature, with its exp-sinh and sinh-sinh variants for
+    /// half-infinite and infinite intervals: endpoint singularities and infinite ranges.
+    TanhSinh,
+    /// Adaptive Gauss–Legendre: the degree chosen per interval, intervals bisected where the
+    /// degree alone does not converge; the fastest for analytic integrands.
+    GaussLegendre,
+    /// Adaptive Gauss–Kronrod (QUADPACK QAG style: global error, worst interval first).
+    GaussKronrod,
+    /// Chosen per call from the interval and a short probe of the integrand; the estimate
+    /// records which method ran and why.
+    #[default]
+    Auto,
 }
 
 impl fmt::Display for Method {
@@ -35,6 +46,10 @@ impl fmt::Display for Method {
                 write!(f, "richardson ({grids} grids from {intervals} intervals)")
             }
             Method::Romberg => f.write_str("romberg"),
+            Method::TanhSinh => f.write_str("tanh-sinh"),
+            Method::GaussLegendre => f.write_str("gauss-legendre"),
+            Method::GaussKronrod => f.write_str("gauss-kronrod"),
+            Method::Auto => f.write_str("auto"),
         }
     }
 }
