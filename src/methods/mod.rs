@@ -23,6 +23,7 @@
 
 pub mod richardson;
 pub mod romberg;
+pub mod tanh_sinh;
 pub mod trapezoid;
 
 use std::time::{Duration, Instant};
