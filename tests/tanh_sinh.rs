@@ -111,8 +111,16 @@ fn check<T: Real>(source: &str, a: f64, b: f64, reference: &Float, min_digits: f
         out.evaluations,
         out.levels
     );
-    assert!(got >= min_digits, "{source} in {}: {got:.1} digits", T::NAME);
-    assert!(out.converged, "{source} in {}: not converged: {out:?}", T::NAME);
+    assert!(
+        got >= min_digits,
+        "{source} in {}: {got:.1} digits",
+        T::NAME
+    );
+    assert!(
+        out.converged,
+        "{source} in {}: not converged: {out:?}",
+        T::NAME
+    );
     assert_honest(source, &out, reference);
     assert_eq!(out.levels as usize, out.table.len());
     assert!(out.table.iter().all(|row| row.len() == 1));
@@ -145,10 +153,48 @@ fn endpoint_singularities<T: Real>() {
     check::<T>("log(x)", 0.0, 1.0, &float(-1), d);
     check::<T>("1/sqrt(x)", 0.0, 1.0, &float(2), d);
     check::<T>("x^(-x)", 0.0, 1.0, &sophomore(), d);
-    // The right end: ∫₀¹ e^x / √(1 - x) dx = e √π erf(1).
+    right_end::<T>();
+}
+
+/// A singularity at the right end, ∫₀¹ e^x / √(1 - x) dx = e √π erf(1): the points 1 - δ hold δ
+/// to 53 bits in dd and 159 in qd, which limits the result to about 25 and 58 digits. The
+/// estimate must say so (not converged at full precision, honest), and a tolerance the points
+/// allow must converge.
+fn right_end<T: Real>() {
     let e = float(1).exp();
-    let right = e * pi().sqrt() * float(1).erf();
-    check::<T>("exp(x)/sqrt(1-x)", 0.0, 1.0, &right, d);
+    let reference = e * pi().sqrt() * float(1).erf();
+    let source = "exp(x)/sqrt(1-x)";
+    let full = run::<T>(source, 0.0, 1.0, &options::<T>()).expect("integrates");
+    assert_honest(source, &full, &reference);
+    let (reachable, tolerance) = if T::LIMBS == 2 {
+        (24.0, 1e-22)
+    } else {
+        (57.0, 1e-54)
+    };
+    let got = digits(full.value, &reference);
+    println!(
+        "{:3} {source:32} [0, 1]: {got:5.1} digits, error {:8.1e}, {:5} evaluations, {} levels, converged {}",
+        T::NAME,
+        full.error,
+        full.evaluations,
+        full.levels,
+        full.converged
+    );
+    assert!(got >= reachable, "{source} in {}: {got:.1} digits", T::NAME);
+    assert!(!full.converged, "{source} in {}: {full:?}", T::NAME);
+    let loose = Options {
+        relative: Some(tolerance),
+        ..Options::default()
+    };
+    let out = run::<T>(source, 0.0, 1.0, &loose).expect("integrates");
+    assert!(
+        out.converged,
+        "{source} in {} to {tolerance:e}: {out:?}",
+        T::NAME
+    );
+    assert_honest(source, &out, &reference);
+    // The same singularity at the left end, ∫₀¹ e^(1-x) / √x dx, reaches every digit.
+    check::<T>("exp(1-x)/sqrt(x)", 0.0, 1.0, &reference, wanted::<T>());
 }
 
 #[test]
@@ -278,7 +324,9 @@ fn exact_node(transform: Transform, t: f64) -> (Float, Float, Float) {
 
 fn relative(x: &Float, reference: &Float) -> f64 {
     let bits = 400;
-    (Float::with_val(bits, x - reference) / reference).abs().to_f64()
+    (Float::with_val(bits, x - reference) / reference)
+        .abs()
+        .to_f64()
 }
 
 /// Offsets and weights against MPFR: within (4 + 2|u|) ulps, where |u| (up to ~340) is the
@@ -330,9 +378,7 @@ fn nodes_against_mpfr<T: Real>() {
                 let t1: Float = Float::with_val(bits, &u1 / &half_pi).asinh() * sign;
                 let ch = Float::with_val(bits, t1.cosh_ref()) * &half_pi;
                 let w1 = match transform {
-                    Transform::TanhSinh => {
-                        ch * &x * (Float::with_val(bits, 2) - &x)
-                    }
+                    Transform::TanhSinh => ch * &x * (Float::with_val(bits, 2) - &x),
                     Transform::ExpSinh => ch * &x,
                     Transform::SinhSinh => ch * Float::with_val(bits, u1.cosh_ref()),
                 };
@@ -384,17 +430,28 @@ fn nodes_are_nested_and_cached() {
     let exp_sinh = level::<Qd>(Transform::ExpSinh, 0);
     assert_eq!(exp_sinh.left.len(), left.floor() as usize);
     assert_eq!(exp_sinh.right.len(), right.floor() as usize);
-    assert!(exp_sinh.left.iter().all(|n| n.t < 0.0 && n.offset < Qd::ONE));
+    assert!(exp_sinh
+        .left
+        .iter()
+        .all(|n| n.t < 0.0 && n.offset < Qd::ONE));
 }
 
 #[test]
 fn points_near_the_ends_keep_their_distance() {
-    // In qd, the last nodes of [0, 1] lie 1e-200 and more from the ends; x^(-1/2) at the left
-    // and (1 - x)^(-1/2) at the right see that distance, not a rounded 0.
-    let d = wanted::<Qd>();
-    check::<Qd>("1/sqrt(1-x)", 0.0, 1.0, &float(2), d);
-    check::<Qd>("1/sqrt(x)", 0.0, 1.0, &float(2), d);
-    check::<Dd>("1/sqrt(1-x)", 0.0, 1.0, &float(2), wanted::<Dd>());
+    // In qd the last nodes of [0, 1] lie 1e-200 and closer to the ends; x^(-1/2) at the left
+    // sees that distance exactly, and (1 - x)^(-1/2) at the right to 159 bits, not a rounded 0.
+    check::<Qd>("1/sqrt(x)", 0.0, 1.0, &float(2), wanted::<Qd>());
+    check::<Dd>("1/sqrt(x)", 0.0, 1.0, &float(2), wanted::<Dd>());
+    let loose = Options {
+        relative: Some(1e-54),
+        ..Options::default()
+    };
+    let out = run::<Qd>("1/sqrt(1-x)", 0.0, 1.0, &loose).expect("integrates");
+    assert!(out.converged);
+    assert!(digits(out.value, &float(2)) >= 57.0);
+    assert_honest("1/sqrt(1-x)", &out, &float(2));
+    // On [-1, 0] the singular end is 0 again: every digit.
+    check::<Qd>("1/sqrt(-x)", -1.0, 0.0, &float(2), wanted::<Qd>());
 }
 
 #[test]
@@ -414,7 +471,10 @@ fn reversed_and_empty_intervals() {
         assert!(empty.converged);
     }
     let nan = run::<f64>("x", f64::NAN, 1.0, &opts);
-    assert!(matches!(nan, Err(Error::InvalidBound { which: "lower", .. })));
+    assert!(matches!(
+        nan,
+        Err(Error::InvalidBound { which: "lower", .. })
+    ));
 }
 
 #[test]
@@ -472,55 +532,7 @@ fn non_finite_values_beyond_negligible_terms_are_dropped() {
     // exp(-x) x^100 is 0 past x = 745 (e^-x underflows) and 0 * ∞ = NaN past x = 10^3.08
     // (x^100 overflows): NaN at the far exp-sinh nodes, where the terms have long been 0. The
     // integral is 100!.
-    let out =
-        run::<Dd>("exp(-x)*x^100", 0.0, f64::INFINITY, &options::<Dd>()).expect("integrates");
+    let out = run::<Dd>("exp(-x)*x^100", 0.0, f64::INFINITY, &options::<Dd>()).expect("integrates");
     assert!(out.converged, "{out:?}");
     assert!(digits(out.value, &factorial(100)) >= 30.0);
-}
-
-fn zz_cases() -> Vec<(&'static str, f64, f64, Float)> {
-    let inf = f64::INFINITY;
-    let e = float(1).exp();
-    vec![
-        ("sqrt(x)", 0.0, 1.0, float(2) / 3),
-        ("log(x)", 0.0, 1.0, float(-1)),
-        ("1/sqrt(x)", 0.0, 1.0, float(2)),
-        ("x^(-x)", 0.0, 1.0, sophomore()),
-        ("exp(x)/sqrt(1-x)", 0.0, 1.0, e * pi().sqrt() * float(1).erf()),
-        ("exp(-x^2)", -inf, inf, pi().sqrt()),
-        ("1/(1+x^2)", -inf, inf, pi()),
-        ("exp(-x)*x", 0.0, inf, float(1)),
-        ("exp(-x)*x^10", 0.0, inf, factorial(10)),
-        ("sin(x)/x*exp(-x)", 0.0, inf, pi() / 4),
-        ("sqrt(exp(cos(x^(x^x))))", 0.0, 1.0, suite_reference("sqrt_exp_cos_xxx").3),
-        ("x^(-x)", 0.0, 1000.0, parse(X_POW_MINUS_X_1000)),
-        ("exp(x)", 0.0, 1.0, float(1).exp() - 1),
-        ("1/((x-0.3)^2+0.001)", 0.0, 1.0, suite_reference("peak").3),
-        ("exp(2*x)*sin(3*x)", 0.0, 5.0, suite_reference("exp2x_sin3x").3),
-    ]
-}
-
-fn zz_table<T: Real>() {
-    for (src, a, b, r) in zz_cases() {
-        let o = Options { relative: Some(0.0), max_levels: 9, ..Options::default() };
-        let Ok(out) = run::<T>(src, a, b, &o) else { continue };
-        let mut line = format!("{} {src:28}", T::NAME);
-        let t: Vec<f64> = out.table.iter().map(|row| row[0].to_f64()).collect();
-        for (k, row) in out.table.iter().enumerate() {
-            let act = -(abs_error(row[0], &r) / r.to_f64().abs()).log10();
-            let rel = |j: usize| (row[0] - out.table[j][0]).abs().to_f64() / r.to_f64().abs();
-            let d1 = if k >= 1 { rel(k - 1).log10() } else { f64::NAN };
-            let d2 = if k >= 2 { rel(k - 2).log10() } else { f64::NAN };
-            println!("ROW {} {} {k} {act} {d1} {d2}", T::NAME, src.replace(' ', ""));
-        }
-        let _ = t;
-        println!("{line}");
-    }
-}
-
-#[test]
-fn zz_debug() {
-    zz_table::<f64>();
-    zz_table::<Dd>();
-    zz_table::<Qd>();
 }

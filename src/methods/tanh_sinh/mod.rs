@@ -18,22 +18,30 @@
 //! - **No cancellation at the ends.** A node stores its distance δ to the end it approaches, and
 //!   the point is built as `a + (b - a)/2 · δ` or `b - (b - a)/2 · δ`: near a = 0 the point is δ
 //!   itself, to every bit; near b = 1 in dd or qd it is `1 - δ` with the limbs after the leading
-//!   1 holding δ (rounded to 53 bits in dd, 159 in qd), where `tanh` would have given 1.
+//!   1 holding δ, where `tanh` would have given 1. Those limbs hold δ to 53 bits in dd and 159 in
+//!   qd, not to the full precision, so an integrand singular at a nonzero end (1 - x)^(-1/2)
+//!   is limited to about 25 digits in dd and 58 in qd there (a one-argument integrand cannot be
+//!   told the exact distance; Boost passes it as a second argument). The estimate counts this
+//!   (see [`displacement`]), so such a result says so instead of claiming full precision.
 //! - **Truncation** (per side). The range of t stops where δ would lose precision (see
-//!   [`nodes::Transform::t_range`]). After each level, a side keeps its nodes up to the first one
-//!   beyond its last term that is not negligible (|φ' f| > ε ∫|f|); later levels skip the rest.
+//!   [`nodes::Transform::t_range`]); each level adds its nodes out to that end until the side is
+//!   truncated: after each level, a side keeps its nodes up to the first one beyond its last
+//!   term that is not negligible (|φ' f| > ε ∫|f|); later levels skip the rest.
 //! - **Non-finite values.** A NaN or ∞ at a node of a side closes the side before that node, if
-//!   the terms were falling toward it and the last finite term could not move the result by more
-//!   than a quarter of the tolerance; that term joins the error estimate. Anywhere else it is
+//!   the last finite term could not move the result by more than a quarter of the tolerance and
+//!   the terms were falling toward it (or it is below ε times the side's largest term); that
+//!   term joins the error estimate. Anywhere else it is
 //!   [`Error::NonFinite`](crate::Error::NonFinite) naming the point.
 //! - **Error estimate** (Bailey): with d1 = log10 |S_k - S_(k-1)| / L1 and d2 = log10 |S_k -
-//!   S_(k-2)| / L1, where L1 = ∫|f| from the same nodes, the digits double per level, so the
-//!   error of S_k is L1 · 10^max(d1²/d2, 2 d1) while the differences fall (the plain difference
-//!   otherwise). To it are added the rounding floor (2ε|S_k| + ε L1) and the last term kept on
-//!   each side (what truncation may have left out).
-//! - **Stopping**: from level [`MIN_LEVEL`] on, when the estimate meets the tolerance; at
-//!   min(`max_levels`, [`max_level`]) levels or before a level that would pass
-//!   `max_evaluations`, with `converged = false` and the estimate reached.
+//!   S_(k-2)| / L1, where L1 = ∫|f| from the same nodes, the digits roughly double per level, so
+//!   the error of S_k is about L1 · 10^max(d1²/d2, 2 d1); see [`extrapolated_error`] for the
+//!   safety margins. To it are added the floor that refinement cannot lower: rounding (2ε|S_k| +
+//!   ε L1), the last term kept on each side (what truncation may have left out) and the cost of
+//!   the rounded points near a nonzero end.
+//! - **Stopping**: from level [`MIN_LEVEL`] on, when the estimate meets the tolerance
+//!   (`converged`), or, without convergence, when the extrapolated error is below a floor that
+//!   misses the tolerance by itself (more levels cannot help), at min(`max_levels`, [`max_level`]) levels, or before a level
+//!   that would pass `max_evaluations`.
 //!
 //! The outcome's `table` has one row per level, holding that level's estimate S_k alone.
 
@@ -160,6 +168,18 @@ impl<T: Real> Placement<T> {
         }
     }
 
+    /// The finite end that the points of a side approach, where it is not 0 (at 0 a point is
+    /// its distance itself, exact), with the factor from offset to distance.
+    fn end(&self, right: bool) -> Option<(T, T)> {
+        let end = match *self {
+            Placement::Finite { b, .. } if right => b,
+            Placement::Finite { a, .. } | Placement::Upper { a } => a,
+            Placement::Lower { b } => b,
+            Placement::Whole => return None,
+        };
+        (end != T::zero()).then(|| (end, self.scale()))
+    }
+
     /// The point of a node at t < 0 (for tanh-sinh and sinh-sinh, `offset` is its mirror's).
     fn left(&self, offset: T) -> T {
         match *self {
@@ -271,26 +291,30 @@ impl Side {
         }
     }
 
-    /// Closes the side before grid index `bad` (a non-finite value) if the terms were falling
-    /// toward it and the last finite term is within `limit`; returns whether it did.
-    fn close_before(&mut self, bad: usize, limit: f64) -> bool {
-        if bad < 2 {
-            return false;
-        }
-        let edge = self.terms[bad - 1];
-        if edge <= self.terms[bad - 2] && edge <= limit {
-            self.n = bad - 1;
-            self.terms.truncate(bad);
-            self.open = false;
-            true
-        } else {
-            false
-        }
+    /// Closes the side before grid index `bad` ≥ 1 (a non-finite value).
+    fn close_before(&mut self, bad: usize) {
+        self.n = self.n.min(bad - 1);
+        self.terms.truncate(self.n + 1);
+        self.open = false;
+    }
+
+    /// Whether the side, closed before a non-finite value, may stay so: its last term is
+    /// within `limit` and the terms fall toward it (or it is below ε times the side's largest
+    /// term).
+    fn may_stay_closed(&self, limit: f64, eps: f64) -> bool {
+        let edge = self.edge();
+        let largest = self.terms.iter().fold(0.0f64, |m, &g| m.max(g));
+        let falling = self.n == 0 || edge <= self.terms[self.n - 1] || edge <= eps * largest;
+        falling && edge <= limit
     }
 
     /// Drops the nodes beyond the first negligible one after the last term above `negligible`.
     fn trim(&mut self, negligible: f64) {
-        let last = self.terms.iter().rposition(|&g| g > negligible).unwrap_or(0);
+        let last = self
+            .terms
+            .iter()
+            .rposition(|&g| g > negligible)
+            .unwrap_or(0);
         if last + 1 < self.n {
             self.n = last + 1;
             self.terms.truncate(self.n + 1);
@@ -332,6 +356,52 @@ fn extrapolated_error(e1: Option<f64>, e2: Option<f64>, norm: f64) -> f64 {
     }
 }
 
+/// What the rounding of the points near a nonzero end may cost a side: Σ |φ' f| α ρ over the
+/// nodes whose point's distance to the end is off by a relative ρ > 4ε (the ε L1 floor covers
+/// the rest), where α = |d ln|f| / d ln(distance)| is the local power law of f, measured between
+/// neighbouring nodes (1 where it cannot be). Near b = 1 in dd, `1 - δ` keeps δ to 53 bits, so a
+/// term of (1 - x)^(-1/2) there is off by about 2^-54 of itself, which this counts.
+fn displacement<T: Real>(
+    (end, distance_per_offset): (T, T),
+    nodes: &[Node<T>],
+    points: &[T],
+    values: &[T],
+    eps: f64,
+) -> f64 {
+    let m = values
+        .iter()
+        .position(|v| !v.is_finite())
+        .unwrap_or(values.len());
+    let ln_f = |j: usize| values[j].to_f64().abs().ln();
+    let mut total = 0.0;
+    for j in 0..m {
+        let distance = distance_per_offset * nodes[j].offset;
+        let rho = ((points[j] - end).abs() - distance).abs().to_f64() / distance.to_f64();
+        let term = (nodes[j].weight.to_f64() * values[j].to_f64()).abs();
+        // (NaN, from a distance that underflowed to 0, counts as negligible too.)
+        if rho.is_nan() || rho <= 4.0 * eps || term == 0.0 {
+            continue;
+        }
+        let mut alpha = 0.0f64;
+        for k in [j.wrapping_sub(1), j + 1] {
+            if k < m {
+                let df = (ln_f(k) - ln_f(j)).abs();
+                let dd = (nodes[k].ln_offset - nodes[j].ln_offset).abs();
+                alpha = alpha.max(if df.is_finite() && dd > 0.0 {
+                    df / dd
+                } else {
+                    1.0
+                });
+            }
+        }
+        if m == 1 {
+            alpha = 1.0;
+        }
+        total += term * alpha * rho.min(1.0);
+    }
+    total
+}
+
 fn integrate<T: Real, F: Integrand, B: Backend>(
     f: &F,
     backend: &B,
@@ -349,6 +419,10 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
     // Σ φ' f over every node used so far (without h and the scale), and Σ |φ' f|.
     let mut total = T::zero().to_accumulator();
     let mut total_abs = 0.0f64;
+    // Σ over the nodes near a nonzero end of what the rounding of their points may cost.
+    let mut displaced = 0.0f64;
+    // The first non-finite value that closed each side (right, left): point and value.
+    let mut cuts: [Option<(T, T)>; 2] = [None, None];
     let mut evaluations = 0u64;
     let mut stages = Vec::new();
     let mut table: Vec<Vec<T>> = Vec::new();
@@ -415,28 +489,45 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
         let bad_left = left.add(center, left_nodes, &values[split..], &mut sum, &mut abs);
         total = total + sum;
         total_abs += abs;
+        if let Some(end) = placement.end(true) {
+            displaced += displacement(
+                end,
+                right_nodes,
+                &points[centered..split],
+                &values[centered..split],
+                eps,
+            );
+        }
+        if let Some(end) = placement.end(false) {
+            displaced += displacement(end, left_nodes, &points[split..], &values[split..], eps);
+        }
 
         let h = precision::ldexp(1.0, -(level as i32));
         let estimate = T::from_accumulator(total) * scale * h;
         let norm = total_abs * h * abs_scale;
 
-        // A non-finite value: close its side before it, or name it.
-        let tolerance = options
-            .absolute
-            .max(options.relative_for::<T>() * estimate.to_f64().abs());
-        for (side, bad, offset) in [
+        // A non-finite value closes its side before it; whether that may stand is decided at
+        // the end, at the finest step (a coarse level may not yet see the integrand's peak).
+        for (k, (side, bad, offset)) in [
             (&mut right, bad_right, centered),
             (&mut left, bad_left, split),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             if let Some(i) = bad {
-                let limit = tolerance / 4.0 / abs_scale;
-                if !side.close_before(Side::index(level, i), limit) {
-                    return Err(non_finite(points[offset + i], values[offset + i]));
+                let (x, y) = (points[offset + i], values[offset + i]);
+                let index = Side::index(level, i);
+                if index < 2 {
+                    // Next to the center: nothing to fall back on.
+                    return Err(non_finite(x, y));
                 }
+                side.close_before(index);
+                cuts[k] = Some((x, y));
             }
         }
+        let negligible = eps * total_abs * h;
         if total_abs > 0.0 {
-            let negligible = eps * total_abs * h;
             right.trim(negligible);
             left.trim(negligible);
         }
@@ -448,19 +539,42 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
                 .map(|i| (estimate - table[i][0]).abs().to_f64())
         };
         let (e1, e2) = (previous(1), previous(2));
-        let tails = (right.edge() + left.edge()) * abs_scale;
-        error = extrapolated_error(e1, e2, norm) + rounding_floor(estimate) + eps * norm + tails;
+        // A side trimmed where its terms became negligible left out less than ε L1, which the
+        // floor counts; an edge above that (the end of the range, a non-finite value) counts.
+        let tails = [&right, &left]
+            .iter()
+            .map(|side| side.edge())
+            .filter(|&edge| edge > negligible)
+            .sum::<f64>()
+            * abs_scale;
+        let extrapolated = extrapolated_error(e1, e2, norm);
+        let floor = rounding_floor(estimate) + eps * norm + tails + displaced * h * abs_scale;
+        error = extrapolated + floor;
         value = estimate;
-        if std::env::var("TS_DEBUG").is_ok() {
-            eprintln!("level {level}: n = {} {}, edges {:e} {:e}, count {count}, est {estimate:e} err {error:e}", right.n, left.n, right.edge(), left.edge());
-        }
         table.push(vec![estimate]);
-        if level >= MIN_LEVEL && options.is_met::<T>(error, value.to_f64()) {
-            converged = true;
-            break;
+        if level >= MIN_LEVEL {
+            if options.is_met::<T>(error, value.to_f64()) {
+                converged = true;
+                break;
+            }
+            // The levels have converged to what rounding, truncation and the points near the
+            // ends allow, and that alone misses the tolerance: finer levels cannot help.
+            if extrapolated <= floor && !options.is_met::<T>(floor, value.to_f64()) {
+                break;
+            }
         }
     }
 
+    let tolerance = options
+        .absolute
+        .max(options.relative_for::<T>() * value.to_f64().abs());
+    for (side, cut) in [(&right, cuts[0]), (&left, cuts[1])] {
+        if let Some((x, y)) = cut {
+            if !side.may_stay_closed(tolerance / 4.0 / abs_scale, eps) {
+                return Err(non_finite(x, y));
+            }
+        }
+    }
     Ok(Outcome {
         value,
         error,

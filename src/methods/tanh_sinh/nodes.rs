@@ -68,7 +68,10 @@ impl Transform {
                 (t, t)
             }
             // e^u ≥ δ_min on the left, e^u ≤ 2^500 on the right.
-            Transform::ExpSinh => ((-2.0 * ln_min / PI).asinh(), (2.0 * LN_MAX_OFFSET / PI).asinh()),
+            Transform::ExpSinh => (
+                (-2.0 * ln_min / PI).asinh(),
+                (2.0 * LN_MAX_OFFSET / PI).asinh(),
+            ),
             // sinh u ≤ 2^500  ⇐  u ≤ 500 ln 2
             Transform::SinhSinh => {
                 let t = (2.0 * LN_MAX_OFFSET / PI).asinh();
@@ -89,6 +92,7 @@ impl Transform {
                 t: 0.0,
                 offset,
                 weight: half_pi,
+                ln_offset: offset.to_f64().ln(),
             };
         }
         let c = t.cosh();
@@ -111,6 +115,7 @@ impl Transform {
             t: t_f64,
             offset,
             weight,
+            ln_offset: offset.to_f64().ln(),
         }
     }
 }
@@ -124,6 +129,8 @@ pub struct Node<T> {
     pub offset: T,
     /// φ'(t), without the step h and without the interval's half-width.
     pub weight: T,
+    /// ln(offset) in f64, for the local power law of the integrand near an end.
+    pub ln_offset: f64,
 }
 
 /// The nodes that one level adds.
@@ -174,9 +181,12 @@ impl<T: Real> Level<T> {
 /// A computed level, type-erased so that one map holds every precision.
 type Erased = Arc<dyn Any + Send + Sync>;
 
-/// The cache: one entry per (precision, transform, level).
-fn cache() -> &'static Mutex<HashMap<(TypeId, Transform, u32), Erased>> {
-    static CACHE: OnceLock<Mutex<HashMap<(TypeId, Transform, u32), Erased>>> = OnceLock::new();
+/// One entry per (precision, transform, level).
+type Cache = Mutex<HashMap<(TypeId, Transform, u32), Erased>>;
+
+/// The process-wide cache.
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -195,7 +205,10 @@ pub fn level<T: Real>(transform: Transform, level: u32) -> Arc<Level<T>> {
     // A poisoned lock only means another thread panicked while computing a level; the map
     // itself is still consistent (entries are inserted whole).
     let mut map = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(found) = map.get(&key).and_then(|e| e.clone().downcast::<Level<T>>().ok()) {
+    if let Some(found) = map
+        .get(&key)
+        .and_then(|e| e.clone().downcast::<Level<T>>().ok())
+    {
         return found;
     }
     let computed = Arc::new(Level::<T>::compute(transform, level));
