@@ -372,9 +372,14 @@ fn displacement<T: Real>(
         .iter()
         .position(|v| !v.is_finite())
         .unwrap_or(values.len());
+    // ln|f| at nodes j - 1, j, j + 1, each computed once.
     let ln_f = |j: usize| values[j].to_f64().abs().ln();
+    let mut window = [f64::NAN, if m > 0 { ln_f(0) } else { f64::NAN }];
     let mut total = 0.0;
     for j in 0..m {
+        let next = if j + 1 < m { ln_f(j + 1) } else { f64::NAN };
+        let [previous, current] = window;
+        window = [current, next];
         let distance = distance_per_offset * nodes[j].offset;
         let rho = ((points[j] - end).abs() - distance).abs().to_f64() / distance.to_f64();
         let term = (nodes[j].weight.to_f64() * values[j].to_f64()).abs();
@@ -382,10 +387,10 @@ fn displacement<T: Real>(
         if rho.is_nan() || rho <= 4.0 * eps || term == 0.0 {
             continue;
         }
-        let mut alpha = 0.0f64;
-        for k in [j.wrapping_sub(1), j + 1] {
+        let mut alpha = if m == 1 { 1.0 } else { 0.0f64 };
+        for (k, ln_k) in [(j.wrapping_sub(1), previous), (j + 1, next)] {
             if k < m {
-                let df = (ln_f(k) - ln_f(j)).abs();
+                let df = (ln_k - current).abs();
                 let dd = (nodes[k].ln_offset - nodes[j].ln_offset).abs();
                 alpha = alpha.max(if df.is_finite() && dd > 0.0 {
                     df / dd
@@ -393,9 +398,6 @@ fn displacement<T: Real>(
                     1.0
                 });
             }
-        }
-        if m == 1 {
-            alpha = 1.0;
         }
         total += term * alpha * rho.min(1.0);
     }
@@ -424,8 +426,9 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
     // The first non-finite value that closed each side (right, left): point and value.
     let mut cuts: [Option<(T, T)>; 2] = [None, None];
     let mut evaluations = 0u64;
-    let mut stages = Vec::new();
-    let mut table: Vec<Vec<T>> = Vec::new();
+    let levels = last_level as usize + 1;
+    let mut stages = Vec::with_capacity(levels);
+    let mut table: Vec<Vec<T>> = Vec::with_capacity(levels);
     let mut points: Vec<T> = Vec::new();
     let (mut value, mut error, mut converged) = (T::zero(), f64::INFINITY, false);
 
