@@ -1,0 +1,317 @@
+//! Gauss–Legendre and Gauss–Kronrod: the rules against nodes and weights computed
+//! independently in MPFR (rug, 400 bits), and the adaptive methods against closed forms.
+
+use hpquad::precision::{Dd, Qd, Real};
+use hpquad::rules;
+use rug::Float;
+
+/// Bits of the MPFR references: far past qd's 212.
+const BITS: u32 = 400;
+
+fn mp(x: f64) -> Float {
+    Float::with_val(BITS, x)
+}
+
+/// The exact value of a number in any precision: the sum of its limbs, in MPFR.
+fn mpfr<T: Real>(x: T) -> Float {
+    let mut sum = mp(0.0);
+    for limb in x.limbs() {
+        sum += limb;
+    }
+    sum
+}
+
+/// |x - reference| in units of T's epsilon relative to |reference| (absolute near 0).
+fn ulps<T: Real>(x: T, reference: &Float) -> f64 {
+    let scale = reference.clone().abs().max(&mp(1e-300));
+    let err = Float::with_val(BITS, &mpfr(x) - reference).abs() / scale;
+    err.to_f64() / T::epsilon().to_f64()
+}
+
+/// P_n(x) and P_n'(x) in MPFR, by the recurrence and P_n' = n (x P_n - P_{n-1}) / (x² - 1).
+fn legendre_mp(n: usize, x: &Float) -> (Float, Float) {
+    let mut p0 = mp(1.0);
+    let mut p1 = x.clone();
+    for k in 1..n {
+        let k = k as u32;
+        let p2 = (Float::with_val(BITS, x * &p1) * (2 * k + 1) - Float::with_val(BITS, &p0 * k))
+            / (k + 1);
+        p0 = p1;
+        p1 = p2;
+    }
+    let dp =
+        (Float::with_val(BITS, x * &p1) - &p0) * n as u32 / (Float::with_val(BITS, x * x) - 1u32);
+    (p1, dp)
+}
+
+/// The n-point Gauss–Legendre rule in MPFR: the non-negative zeros of P_n (largest first) by
+/// bisection on the sign changes of P_n between Chebyshev-like brackets, then Newton; weights
+/// 2 / ((1 - x²) P_n'(x)²).
+fn legendre_rule_mp(n: usize) -> Vec<(Float, Float)> {
+    let mut out = Vec::new();
+    // Bracket each zero by a scan of [0, 1] (neighbouring zeros are more than 2/n² apart).
+    let steps = 8 * n * n;
+    let mut previous = (1.0f64, legendre_mp(n, &mp(1.0)).0);
+    for s in (0..steps).rev() {
+        let x = s as f64 / steps as f64;
+        let p = legendre_mp(n, &mp(x)).0;
+        if p.is_zero() || (p.is_sign_negative() != previous.1.is_sign_negative()) {
+            let mut lo = mp(x);
+            let mut hi = mp(previous.0);
+            if p.is_zero() {
+                hi = lo.clone();
+            }
+            for _ in 0..60 {
+                let mid = Float::with_val(BITS, &lo + &hi) / 2u32;
+                let pm = legendre_mp(n, &mid).0;
+                if pm.is_sign_negative() == legendre_mp(n, &lo).0.is_sign_negative() {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let mut z = Float::with_val(BITS, &lo + &hi) / 2u32;
+            for _ in 0..12 {
+                let (p, dp) = legendre_mp(n, &z);
+                if !p.is_zero() {
+                    z -= p / dp;
+                }
+            }
+            let (_, dp) = legendre_mp(n, &z);
+            let w = mp(2.0)
+                / ((mp(1.0) - Float::with_val(BITS, &z * &z)) * Float::with_val(BITS, &dp * &dp));
+            out.push((z, w));
+            if out.len() == n.div_ceil(2) {
+                break;
+            }
+        }
+        previous = (x, p);
+    }
+    out
+}
+
+#[test]
+fn legendre_rules_match_mpfr() {
+    for n in [1, 2, 7, 10, 20, 30, 64] {
+        let reference = legendre_rule_mp(n);
+        assert_eq!(reference.len(), n.div_ceil(2), "n = {n}");
+        check_legendre::<f64>(n, &reference);
+        check_legendre::<Dd>(n, &reference);
+        check_legendre::<Qd>(n, &reference);
+    }
+}
+
+fn check_legendre<T: Real>(n: usize, reference: &[(Float, Float)]) {
+    let rule = rules::legendre::<T>(n).expect("a rule");
+    assert_eq!(rule.points(), n);
+    assert_eq!(rule.nodes().len(), reference.len());
+    let (mut node_ulps, mut weight_ulps) = (0.0f64, 0.0f64);
+    for (k, (x, w)) in reference.iter().enumerate() {
+        node_ulps = node_ulps.max(ulps(rule.nodes()[k], x));
+        weight_ulps = weight_ulps.max(ulps(rule.weights()[k], w));
+    }
+    println!(
+        "GL n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp",
+        T::NAME
+    );
+    // qd's own operations are good to a few of its epsilon (2^-209), not to half of one.
+    let allowed = if T::LIMBS == 4 { 8.0 } else { 2.0 };
+    assert!(
+        node_ulps <= allowed && weight_ulps <= allowed,
+        "GL {n} {}: nodes {node_ulps} ulp, weights {weight_ulps} ulp",
+        T::NAME
+    );
+}
+
+/// Solves the square system `a x = b` in MPFR (Gaussian elimination, partial pivoting).
+fn solve_mp(mut a: Vec<Vec<Float>>, mut b: Vec<Float>) -> Vec<Float> {
+    let m = b.len();
+    for col in 0..m {
+        let pivot = (col..m)
+            .max_by(|&i, &j| {
+                a[i][col]
+                    .clone()
+                    .abs()
+                    .partial_cmp(&a[j][col].clone().abs())
+                    .expect("finite")
+            })
+            .expect("rows");
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..m {
+            let factor = Float::with_val(BITS, &a[row][col] / &a[col][col]);
+            for k in col..m {
+                let t = Float::with_val(BITS, &factor * &a[col][k]);
+                a[row][k] -= t;
+            }
+            let t = Float::with_val(BITS, &factor * &b[col]);
+            b[row] -= t;
+        }
+    }
+    let mut x = vec![mp(0.0); m];
+    for row in (0..m).rev() {
+        let mut s = b[row].clone();
+        for k in row + 1..m {
+            s -= Float::with_val(BITS, &a[row][k] * &x[k]);
+        }
+        x[row] = s / &a[row][row];
+    }
+    x
+}
+
+/// P_0(x) .. P_degree(x) in MPFR.
+fn legendre_all_mp(degree: usize, x: &Float) -> Vec<Float> {
+    let mut p = vec![mp(1.0), x.clone()];
+    for k in 1..degree {
+        let k32 = k as u32;
+        let next = (Float::with_val(BITS, x * &p[k]) * (2 * k32 + 1)
+            - Float::with_val(BITS, &p[k - 1] * k32))
+            / (k32 + 1);
+        p.push(next);
+    }
+    p.truncate(degree + 1);
+    p
+}
+
+/// The (2n+1)-point Gauss–Kronrod rule in MPFR, without Patterson's recurrence or Monegato's
+/// weight formulas: E_{n+1} = P_{n+1} + Σ c_j P_j from its defining orthogonality
+/// ∫ P_n P_k E = 0 (k < n + 1), the integrals by an MPFR Gauss rule exact for their degree;
+/// its zeros by bisection between the Gauss nodes; the weights from the moment equations
+/// Σ w_i P_k(x_i) = ∫ P_k (k = 0, 2, .., 2n), a linear system.
+fn kronrod_rule_mp(n: usize) -> Vec<(Float, Float)> {
+    let gauss = legendre_rule_mp(n);
+    let quad = legendre_rule_mp(2 * n + 2);
+    // Quadrature of g over [-1, 1] with the symmetric MPFR rule.
+    let integrate = |g: &dyn Fn(&Float) -> Float| -> Float {
+        let mut s = mp(0.0);
+        for (x, w) in &quad {
+            let neg = Float::with_val(BITS, -x);
+            let v = if x.is_zero() { g(x) } else { g(x) + g(&neg) };
+            s += Float::with_val(BITS, w * &v);
+        }
+        s
+    };
+    // Unknowns c_j for j = n-1, n-3, ... >= 0 (E has the parity of n + 1); conditions for odd
+    // k <= n (P_n P_k E is odd for even k, its integral zero whatever c is).
+    let js: Vec<usize> = (0..n).rev().step_by(2).collect();
+    let ks: Vec<usize> = (1..=n).step_by(2).collect();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &k in &ks {
+        let row: Vec<Float> = js
+            .iter()
+            .map(|&j| {
+                integrate(&|x: &Float| {
+                    let p = legendre_all_mp(n + 1, x);
+                    Float::with_val(BITS, &p[n] * &p[k]) * &p[j]
+                })
+            })
+            .collect();
+        a.push(row);
+        b.push(-integrate(&|x: &Float| {
+            let p = legendre_all_mp(n + 1, x);
+            Float::with_val(BITS, &p[n] * &p[k]) * &p[n + 1]
+        }));
+    }
+    let c = if js.is_empty() {
+        Vec::new()
+    } else {
+        solve_mp(a, b)
+    };
+    let e = |x: &Float| -> Float {
+        let p = legendre_all_mp(n + 1, x);
+        let mut s = p[n + 1].clone();
+        for (cj, &j) in c.iter().zip(&js) {
+            s += Float::with_val(BITS, cj * &p[j]);
+        }
+        s
+    };
+    // Zeros of E: one above the largest Gauss node, one between consecutive ones, 0 for even n.
+    let mut nodes = Vec::new();
+    let mut upper = mp(1.0);
+    for (g, _) in &gauss {
+        let (mut lo, mut hi) = (g.clone(), upper.clone());
+        let lo_negative = e(&lo).is_sign_negative();
+        for _ in 0..(BITS + 8) {
+            let mid = Float::with_val(BITS, &lo + &hi) / 2u32;
+            if e(&mid).is_sign_negative() == lo_negative {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        nodes.push(lo);
+        nodes.push(g.clone());
+        upper = g.clone();
+    }
+    if n % 2 == 0 {
+        nodes.push(mp(0.0));
+    }
+    // Moment equations for the half weights (each non-zero node stands for ±x).
+    let m = nodes.len();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..m {
+        let k = 2 * i;
+        a.push(
+            nodes
+                .iter()
+                .map(|x| {
+                    let pk = legendre_all_mp(k.max(1), x)[k].clone();
+                    if x.is_zero() {
+                        pk
+                    } else {
+                        pk * 2u32
+                    }
+                })
+                .collect(),
+        );
+        b.push(if k == 0 { mp(2.0) } else { mp(0.0) });
+    }
+    let w = solve_mp(a, b);
+    nodes.into_iter().zip(w).collect()
+}
+
+#[test]
+fn kronrod_rules_match_mpfr() {
+    for n in [1, 2, 3, 7, 10, 15, 20, 30] {
+        let reference = kronrod_rule_mp(n);
+        assert_eq!(reference.len(), n + 1, "n = {n}");
+        let gauss = legendre_rule_mp(n);
+        check_kronrod::<f64>(n, &reference, &gauss);
+        check_kronrod::<Dd>(n, &reference, &gauss);
+        check_kronrod::<Qd>(n, &reference, &gauss);
+    }
+}
+
+fn check_kronrod<T: Real>(n: usize, reference: &[(Float, Float)], gauss: &[(Float, Float)]) {
+    let rule = rules::kronrod::<T>(n).expect("a rule");
+    assert_eq!(rule.points(), 2 * n + 1);
+    assert_eq!(rule.nodes().len(), n + 1);
+    let (mut node_ulps, mut weight_ulps, mut gauss_ulps) = (0.0f64, 0.0f64, 0.0f64);
+    for (k, (x, w)) in reference.iter().enumerate() {
+        node_ulps = node_ulps.max(ulps(rule.nodes()[k], x));
+        weight_ulps = weight_ulps.max(ulps(rule.weights()[k], w));
+        if k % 2 == 1 {
+            gauss_ulps = gauss_ulps.max(ulps(rule.gauss_weights()[k], &gauss[k / 2].1));
+        } else {
+            assert_eq!(
+                rule.gauss_weights()[k],
+                T::zero(),
+                "K{} node {k}",
+                2 * n + 1
+            );
+        }
+    }
+    println!(
+        "GK n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp, Gauss \
+         weights {gauss_ulps:.2} ulp",
+        T::NAME
+    );
+    let allowed = if T::LIMBS == 4 { 8.0 } else { 2.0 };
+    assert!(
+        node_ulps <= allowed && weight_ulps <= allowed && gauss_ulps <= allowed,
+        "GK {n} {}: nodes {node_ulps}, weights {weight_ulps}, Gauss weights {gauss_ulps}",
+        T::NAME
+    );
+}
