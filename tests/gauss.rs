@@ -1,6 +1,11 @@
 //! Gauss–Legendre and Gauss–Kronrod: the rules against nodes and weights computed
 //! independently in MPFR (rug, 400 bits), and the adaptive methods against closed forms.
 
+use std::time::{Duration, Instant};
+
+use hpquad::cpu::CpuBackend;
+use hpquad::expr::Expr;
+use hpquad::methods::{gauss_kronrod, gauss_legendre, Interval, Options, Outcome};
 use hpquad::precision::{Dd, Qd, Real};
 use hpquad::rules;
 use rug::Float;
@@ -313,5 +318,159 @@ fn check_kronrod<T: Real>(n: usize, reference: &[(Float, Float)], gauss: &[(Floa
         node_ulps <= allowed && weight_ulps <= allowed && gauss_ulps <= allowed,
         "GK {n} {}: nodes {node_ulps}, weights {weight_ulps}, Gauss weights {gauss_ulps}",
         T::NAME
+    );
+}
+
+/// The reference value of a named integral in data/references.json (computed there in MPFR).
+fn reference(name: &str) -> Float {
+    let text = include_str!("../data/references.json");
+    let json: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+    let entry = json["integrals"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no reference named {name}"));
+    let value = entry["value"].as_str().expect("a decimal string");
+    Float::with_val(BITS, Float::parse(value).expect("a number"))
+}
+
+/// Correct significant digits of `x` against `reference`.
+fn digits<T: Real>(x: T, reference: &Float) -> f64 {
+    let err = Float::with_val(BITS, &mpfr(x) - reference).abs() / reference.clone().abs();
+    if err.is_zero() {
+        f64::INFINITY
+    } else {
+        -err.log10().to_f64()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Method {
+    Legendre,
+    Kronrod,
+}
+
+/// A bound as text in T ("inf" and "-inf" for the infinities).
+fn bound<T: Real>(text: &str) -> T {
+    match text {
+        "inf" => T::from_f64(f64::INFINITY),
+        "-inf" => T::from_f64(f64::NEG_INFINITY),
+        _ => T::parse_decimal(text).expect("a decimal"),
+    }
+}
+
+/// Runs `method` on the expression over [a, b] in T with the default tolerance (1000 ulp).
+fn run<T: Real>(method: Method, source: &str, a: &str, b: &str) -> (Outcome<T>, Duration) {
+    let f = Expr::parse(source, 1).expect("parses");
+    let cpu = CpuBackend::new(1).expect("a CPU backend");
+    let interval = Interval::new(bound::<T>(a), bound::<T>(b));
+    let options = Options::default();
+    let go = || match method {
+        Method::Legendre => gauss_legendre::gauss_legendre(&f, &cpu, interval, &options),
+        Method::Kronrod => gauss_kronrod::gauss_kronrod(&f, &cpu, interval, &options),
+    };
+    go().expect("integrates"); // the first call computes the rules
+    let start = Instant::now();
+    let out = go().expect("integrates");
+    (out, start.elapsed())
+}
+
+/// The method meets its digits goal in T, converges, and its error estimate is honest: the
+/// actual error is within the estimate, or within a few ulp of the value.
+fn check<T: Real>(method: Method, source: &str, a: &str, b: &str, exact: &Float, goal: f64) {
+    let (out, elapsed) = run::<T>(method, source, a, b);
+    let got = digits(out.value, exact);
+    let actual = Float::with_val(BITS, &mpfr(out.value) - exact)
+        .abs()
+        .to_f64();
+    println!(
+        "{method:?} {:>3} {source} on [{a}, {b}]: {got:.1} digits, {} evaluations, {} steps, \
+         {:.0} us, error {:.1e} (estimated {:.1e})",
+        T::NAME,
+        out.evaluations,
+        out.levels,
+        elapsed.as_secs_f64() * 1e6,
+        actual,
+        out.error
+    );
+    assert!(
+        out.converged,
+        "{method:?} {} {source}: not converged: {out:?}",
+        T::NAME
+    );
+    assert!(
+        got >= goal,
+        "{method:?} {} {source}: {got:.1} digits",
+        T::NAME
+    );
+    let ulp = T::epsilon().to_f64() * exact.to_f64().abs();
+    assert!(
+        actual <= out.error || actual <= 8.0 * ulp,
+        "{method:?} {} {source}: error {actual:e} above its estimate {:e}",
+        T::NAME,
+        out.error
+    );
+    assert_eq!(
+        out.stages.iter().map(|s| s.points).sum::<u64>(),
+        out.evaluations
+    );
+}
+
+/// Every precision to its goal: 15 digits in f64 (14.5 where the integrand's own rounding
+/// allows no more), 30 in dd, 60 in qd.
+fn check_all(method: Method, source: &str, a: &str, b: &str, exact: &Float) {
+    // sin(10πx) up to x = 10: the argument's rounding alone is up to 3.5e-14 absolute in
+    // f64, so the values carry errors near 1e-14 and the integral about 1e-15.
+    let f64_goal = if source.starts_with("sin(10*pi*x)") {
+        14.5
+    } else {
+        15.0
+    };
+    check::<f64>(method, source, a, b, exact, f64_goal);
+    check::<Dd>(method, source, a, b, exact, 30.0);
+    check::<Qd>(method, source, a, b, exact, 60.0);
+}
+
+const ANALYTIC: [(&str, &str, &str, &str); 4] = [
+    ("exp2x_sin3x", "exp(2*x)*sin(3*x)", "0", "5"),
+    ("pi", "(16*x-16)/(x^4-2*x^3+4*x-4)", "0", "1"),
+    ("exp_cos", "exp(cos(x))", "0", "1"),
+    ("sinc_10pi", "sin(10*pi*x)/(pi*x)", "1e-6", "10"),
+];
+
+#[test]
+fn kronrod_analytic_integrals() {
+    for (name, source, a, b) in ANALYTIC {
+        check_all(Method::Kronrod, source, a, b, &reference(name));
+    }
+}
+
+#[test]
+fn kronrod_peak() {
+    check_all(
+        Method::Kronrod,
+        "1/((x-0.3)^2+0.001)",
+        "0",
+        "1",
+        &reference("peak"),
+    );
+}
+
+#[test]
+fn legendre_analytic_integrals() {
+    for (name, source, a, b) in ANALYTIC {
+        check_all(Method::Legendre, source, a, b, &reference(name));
+    }
+}
+
+#[test]
+fn legendre_peak() {
+    check_all(
+        Method::Legendre,
+        "1/((x-0.3)^2+0.001)",
+        "0",
+        "1",
+        &reference("peak"),
     );
 }

@@ -78,10 +78,23 @@ impl<T: Real> Rule<T> {
 
     /// The rule applied to `values`, the integrand at the points of [`Rule::abscissae`] in
     /// that order: half_width · Σ w_i f(x_i).
+    ///
+    /// The products are summed in `T::Accumulator` (double-double for f64), so the sum adds no
+    /// rounding error of its own beyond the last.
     pub fn integrate(&self, values: &[T], half_width: T) -> T {
+        let mut sum = T::zero().to_accumulator();
+        for_each_pair(&self.nodes, values, |i, pair| {
+            sum = sum + (self.weights[i] * pair).to_accumulator()
+        });
+        T::from_accumulator(sum) * half_width
+    }
+
+    /// The rule applied to |f|: |half_width| · Σ w_i |f(x_i)|, the scale of the rounding
+    /// errors in [`Rule::integrate`].
+    pub fn integrate_abs(&self, values: &[T], half_width: T) -> T {
         let mut sum = T::zero();
-        for_each_pair(&self.nodes, values, |i, pair| sum += self.weights[i] * pair);
-        sum * half_width
+        for_each_node(&self.nodes, values, |i, f| sum += self.weights[i] * f.abs());
+        sum * half_width.abs()
     }
 }
 
@@ -147,14 +160,18 @@ impl<T: Real> KronrodRule<T> {
     /// [`KronrodRule::abscissae`], in that order), with the magnitudes of QUADPACK's QK
     /// routines.
     pub fn integrate(&self, values: &[T], half_width: T) -> KronrodSums<T> {
-        let mut kronrod = T::zero();
-        let mut gauss = T::zero();
+        // The two estimates are summed in T::Accumulator (see Rule::integrate), the
+        // magnitudes in T.
+        let mut kronrod = T::zero().to_accumulator();
+        let mut gauss = T::zero().to_accumulator();
         let mut abs = T::zero();
         for_each_node(&self.nodes, values, |i, f| {
-            kronrod += self.weights[i] * f;
-            gauss += self.gauss_weights[i] * f;
+            kronrod = kronrod + (self.weights[i] * f).to_accumulator();
+            gauss = gauss + (self.gauss_weights[i] * f).to_accumulator();
             abs += self.weights[i] * f.abs();
         });
+        let kronrod = T::from_accumulator(kronrod);
+        let gauss = T::from_accumulator(gauss);
         // The mean of f over [-1, 1] is kronrod / 2.
         let mean = kronrod.ldexp(-1);
         let mut asc = T::zero();
