@@ -360,12 +360,21 @@ fn bound<T: Real>(text: &str) -> T {
     }
 }
 
-/// Runs `method` on the expression over [a, b] in T with the default tolerance (1000 ulp).
-fn run<T: Real>(method: Method, source: &str, a: &str, b: &str) -> (Outcome<T>, Duration) {
+/// Runs `method` on the expression over [a, b] in T to a relative tolerance.
+fn run<T: Real>(
+    method: Method,
+    source: &str,
+    a: &str,
+    b: &str,
+    relative: f64,
+) -> (Outcome<T>, Duration) {
     let f = Expr::parse(source, 1).expect("parses");
     let cpu = CpuBackend::new(1).expect("a CPU backend");
     let interval = Interval::new(bound::<T>(a), bound::<T>(b));
-    let options = Options::default();
+    let options = Options {
+        relative: Some(relative),
+        ..Options::default()
+    };
     let go = || match method {
         Method::Legendre => gauss_legendre::gauss_legendre(&f, &cpu, interval, &options),
         Method::Kronrod => gauss_kronrod::gauss_kronrod(&f, &cpu, interval, &options),
@@ -376,10 +385,17 @@ fn run<T: Real>(method: Method, source: &str, a: &str, b: &str) -> (Outcome<T>, 
     (out, start.elapsed())
 }
 
-/// The method meets its digits goal in T, converges, and its error estimate is honest: the
-/// actual error is within the estimate, or within a few ulp of the value.
-fn check<T: Real>(method: Method, source: &str, a: &str, b: &str, exact: &Float, goal: f64) {
-    let (out, elapsed) = run::<T>(method, source, a, b);
+/// The method, asked for a relative `tolerance`, converges, has `goal` correct digits in T,
+/// and its error estimate is honest: the actual error is within the estimate, or within 16
+/// ulp of the value (32 for the ill-conditioned sin(10πx)/(πx)).
+fn check<T: Real>(
+    method: Method,
+    (source, a, b): (&str, &str, &str),
+    exact: &Float,
+    tolerance: f64,
+    goal: f64,
+) {
+    let (out, elapsed) = run::<T>(method, source, a, b, tolerance);
     let got = digits(out.value, exact);
     let actual = Float::with_val(BITS, &mpfr(out.value) - exact)
         .abs()
@@ -404,9 +420,18 @@ fn check<T: Real>(method: Method, source: &str, a: &str, b: &str, exact: &Float,
         "{method:?} {} {source}: {got:.1} digits",
         T::NAME
     );
+    // sin(10πx)/(πx) is ill-conditioned at rounded nodes (|x f'/f| up to 10π·10): its
+    // values at the nodes a machine can represent differ from the exact ones by up to 300 ulp,
+    // and that error, invisible to any quadrature estimate, reaches the integral (measured:
+    // 16.4 ulp for one 256-point Gauss–Legendre rule on the whole of [1e-6, 10] in dd).
+    let allowance = if source.starts_with("sin(10*pi*x)") {
+        32.0
+    } else {
+        16.0
+    };
     let ulp = T::epsilon().to_f64() * exact.to_f64().abs();
     assert!(
-        actual <= out.error || actual <= 8.0 * ulp,
+        actual <= out.error || actual <= allowance * ulp,
         "{method:?} {} {source}: error {actual:e} above its estimate {:e}",
         T::NAME,
         out.error
@@ -418,18 +443,22 @@ fn check<T: Real>(method: Method, source: &str, a: &str, b: &str, exact: &Float,
 }
 
 /// Every precision to its goal: 15 digits in f64 (14.5 where the integrand's own rounding
-/// allows no more), 30 in dd, 60 in qd.
+/// allows no more), 31 in dd, 60 in qd. The tolerances are 22 ulp in f64 (the rounding floor
+/// alone is 4 ε ∫|f|, more than 1e-15 of an oscillating integral), 1e-30 and 1e-60.
 fn check_all(method: Method, source: &str, a: &str, b: &str, exact: &Float) {
-    // sin(10πx) up to x = 10: the argument's rounding alone is up to 3.5e-14 absolute in
-    // f64, so the values carry errors near 1e-14 and the integral about 1e-15.
-    let f64_goal = if source.starts_with("sin(10*pi*x)") {
-        14.5
+    // sin(10πx) up to x = 10: a node x is rounded by up to ε|x|/2, which moves the value by
+    // |f'(x)| ε |x|/2, up to 50 ε; over a few hundred nodes (one large Gauss–Legendre rule)
+    // these add to about 10 ε of the integral, a digit more than elsewhere.
+    let oscillating = source.starts_with("sin(10*pi*x)");
+    let (f64_goal, dd_goal) = if oscillating {
+        (14.5, 30.0)
     } else {
-        15.0
+        (15.0, 31.0)
     };
-    check::<f64>(method, source, a, b, exact, f64_goal);
-    check::<Dd>(method, source, a, b, exact, 30.0);
-    check::<Qd>(method, source, a, b, exact, 60.0);
+    let problem = (source, a, b);
+    check::<f64>(method, problem, exact, 5e-15, f64_goal);
+    check::<Dd>(method, problem, exact, 1e-30, dd_goal);
+    check::<Qd>(method, problem, exact, 1e-60, 60.0);
 }
 
 const ANALYTIC: [(&str, &str, &str, &str); 4] = [
@@ -472,5 +501,192 @@ fn legendre_peak() {
         "0",
         "1",
         &reference("peak"),
+    );
+}
+
+/// ∫_0^1 x^k dx = 1/(k+1) by a rule mapped to [0, 1], in qd.
+fn monomial_error(points: &[Qd], values_weighted: impl Fn(&[Qd]) -> Qd, k: i32) -> f64 {
+    let values: Vec<Qd> = points.iter().map(|&x| x.powi(k)).collect();
+    let exact = Qd::from(1) / Qd::from(k as i64 + 1);
+    (values_weighted(&values) - exact).abs().to_f64()
+}
+
+#[test]
+fn rules_are_exact_on_monomials_up_to_their_degree() {
+    let half = Qd::from_f64(0.5);
+    for n in [5usize, 10, 16] {
+        let gauss = rules::legendre::<Qd>(n).expect("a rule");
+        let mut points = Vec::new();
+        gauss.abscissae(half, half, &mut points);
+        assert_eq!(points.len(), n);
+        for k in 0..2 * n as i32 {
+            let err = monomial_error(&points, |v| gauss.integrate(v, half), k);
+            assert!(err < 1e-62, "G{n} on x^{k}: {err:e}");
+        }
+        // Degree 2n is past its reach: the error is the rule's, far above qd's rounding.
+        let err = monomial_error(&points, |v| gauss.integrate(v, half), 2 * n as i32);
+        assert!(err > 1e-50, "G{n} on x^{}: {err:e}", 2 * n);
+
+        let kronrod = rules::kronrod::<Qd>(n).expect("a rule");
+        let mut points = Vec::new();
+        kronrod.abscissae(half, half, &mut points);
+        assert_eq!(points.len(), 2 * n + 1);
+        // K(2n+1) is exact to degree 3n+1 (3n+2 for odd n, by symmetry); its Gauss part to 2n-1.
+        let degree = if n % 2 == 1 { 3 * n + 2 } else { 3 * n + 1 };
+        for k in 0..=degree as i32 {
+            let err = monomial_error(&points, |v| kronrod.integrate(v, half).kronrod, k);
+            assert!(err < 1e-62, "K{} on x^{k}: {err:e}", 2 * n + 1);
+            if k < 2 * n as i32 {
+                let err = monomial_error(&points, |v| kronrod.integrate(v, half).gauss, k);
+                assert!(err < 1e-62, "G{n} inside K{} on x^{k}: {err:e}", 2 * n + 1);
+            }
+        }
+        let err = monomial_error(
+            &points,
+            |v| kronrod.integrate(v, half).kronrod,
+            degree as i32 + 1,
+        );
+        assert!(err > 1e-50, "K{} on x^{}: {err:e}", 2 * n + 1, degree + 1);
+    }
+}
+
+#[test]
+fn rules_refuse_sizes_out_of_range() {
+    assert!(rules::legendre::<f64>(0).is_err());
+    assert!(rules::legendre::<f64>(rules::MAX_LEGENDRE_POINTS + 1).is_err());
+    assert!(rules::kronrod::<Dd>(0).is_err());
+    assert!(rules::kronrod::<Dd>(rules::MAX_KRONROD_GAUSS_POINTS + 1).is_err());
+    // The cache hands out the same rule.
+    let first = rules::kronrod::<Qd>(12).expect("a rule");
+    let second = rules::kronrod::<Qd>(12).expect("a rule");
+    assert!(std::sync::Arc::ptr_eq(&first, &second));
+}
+
+fn mp_pi() -> Float {
+    Float::with_val(BITS, rug::float::Constant::Pi)
+}
+
+#[test]
+fn infinite_intervals_with_both_methods() {
+    let sqrt_pi = mp_pi().sqrt();
+    for method in [Method::Kronrod, Method::Legendre] {
+        check_all(method, "exp(-x^2)", "-inf", "inf", &sqrt_pi);
+        check_all(method, "1/(1+x^2)", "-inf", "inf", &mp_pi());
+        check_all(method, "exp(-x)*x^3", "0", "inf", &mp(6.0));
+        // (-∞, b]: the reflection; ∫_{-∞}^{1} e^x dx = e.
+        let e = Float::with_val(BITS, 1u32).exp();
+        check_all(method, "exp(x)", "-inf", "1", &e);
+    }
+}
+
+#[test]
+fn reversed_empty_and_invalid_intervals() {
+    let f = Expr::parse("exp(-x)*x^3", 1).expect("parses");
+    let cpu = CpuBackend::new(1).expect("a CPU backend");
+    let options = Options::default();
+    let inf = f64::INFINITY;
+    for method in [Method::Kronrod, Method::Legendre] {
+        let go = |a: f64, b: f64| match method {
+            Method::Legendre => {
+                gauss_legendre::gauss_legendre(&f, &cpu, Interval::new(a, b), &options)
+            }
+            Method::Kronrod => {
+                gauss_kronrod::gauss_kronrod(&f, &cpu, Interval::new(a, b), &options)
+            }
+        };
+        let forward = go(0.0, inf).expect("integrates");
+        let backward = go(inf, 0.0).expect("integrates");
+        assert_eq!(backward.value, -forward.value, "{method:?}");
+        assert!(
+            (forward.value - 6.0).abs() < 1e-13,
+            "{method:?}: {}",
+            forward.value
+        );
+        let empty = go(2.0, 2.0).expect("integrates");
+        assert_eq!(
+            (empty.value, empty.evaluations, empty.converged),
+            (0.0, 0, true)
+        );
+        assert!(matches!(
+            go(f64::NAN, 1.0),
+            Err(hpquad::Error::InvalidBound { .. })
+        ));
+        assert!(matches!(
+            go(0.0, f64::NAN),
+            Err(hpquad::Error::InvalidBound { .. })
+        ));
+        // sqrt of a negative number: a non-finite value is an error naming its point.
+        let g = Expr::parse("sqrt(x)", 1).expect("parses");
+        let err = match method {
+            Method::Legendre => {
+                gauss_legendre::gauss_legendre(&g, &cpu, Interval::new(-1.0, 1.0), &options)
+            }
+            Method::Kronrod => {
+                gauss_kronrod::gauss_kronrod(&g, &cpu, Interval::new(-1.0, 1.0), &options)
+            }
+        };
+        assert!(
+            matches!(err, Err(hpquad::Error::NonFinite { .. })),
+            "{method:?}: {err:?}"
+        );
+    }
+}
+
+/// An integrand no budget of 3000 points resolves to 60 digits: ln x on [0, 1] (a logarithmic
+/// singularity at 0, where the methods can only halve). The outcome says so, and its error
+/// estimate covers the actual error.
+#[test]
+fn not_converged_is_said_and_its_estimate_is_honest() {
+    let f = Expr::parse("log(x)", 1).expect("parses");
+    let cpu = CpuBackend::new(1).expect("a CPU backend");
+    let options = Options {
+        relative: Some(1e-60),
+        max_evaluations: 3000,
+        ..Options::default()
+    };
+    for method in [Method::Kronrod, Method::Legendre] {
+        let interval = Interval::new(Qd::from(0), Qd::from(1));
+        let out = match method {
+            Method::Legendre => gauss_legendre::gauss_legendre(&f, &cpu, interval, &options),
+            Method::Kronrod => gauss_kronrod::gauss_kronrod(&f, &cpu, interval, &options),
+        }
+        .expect("runs");
+        let actual = Float::with_val(BITS, &mpfr(out.value) + 1u32)
+            .abs()
+            .to_f64();
+        println!(
+            "{method:?} qd log(x) on [0, 1] with 3000 points: error {actual:.1e} (estimated \
+             {:.1e}), {} evaluations, converged {}",
+            out.error, out.evaluations, out.converged
+        );
+        assert!(!out.converged, "{method:?}");
+        assert!(out.evaluations <= 3000, "{method:?}: {}", out.evaluations);
+        assert!(
+            actual <= out.error,
+            "{method:?}: error {actual:e} above {:e}",
+            out.error
+        );
+        assert!(actual < 1e-3, "{method:?}: {actual:e}: no progress at all");
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_threads() {
+    let f = Expr::parse("1/((x-0.3)^2+0.001)", 1).expect("parses");
+    let one = CpuBackend::new(1).expect("a CPU backend");
+    let two = CpuBackend::new(2).expect("a CPU backend");
+    let interval = Interval::new(Dd::from(0), Dd::from(1));
+    let options = Options::default();
+    let a = gauss_kronrod::gauss_kronrod(&f, &one, interval, &options).expect("integrates");
+    let b = gauss_kronrod::gauss_kronrod(&f, &two, interval, &options).expect("integrates");
+    assert_eq!(
+        (a.value, a.error, a.evaluations),
+        (b.value, b.error, b.evaluations)
+    );
+    let a = gauss_legendre::gauss_legendre(&f, &one, interval, &options).expect("integrates");
+    let b = gauss_legendre::gauss_legendre(&f, &two, interval, &options).expect("integrates");
+    assert_eq!(
+        (a.value, a.error, a.evaluations),
+        (b.value, b.error, b.evaluations)
     );
 }

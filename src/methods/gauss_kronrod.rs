@@ -11,8 +11,10 @@
 //! resabs = ∫|f| and resasc = ∫|f - mean| by the Kronrod rule. The power 1.5 is the ratio of
 //! the rules' exponents for an analytic integrand (K's error goes as ρ^-(3n+1), G's as
 //! ρ^-2n), so it carries over to the longer rules used here; 200 is QUADPACK's empirical
-//! safety factor; the floor 50 ε resabs is QUADPACK's rounding floor with ε the working
-//! precision's epsilon (2^-52, 2^-104, 2^-209).
+//! safety factor. QUADPACK's rounding floor is 50 ε resabs for its plain sums of 15 to 61
+//! terms; the rules here sum in `T::Accumulator` (compensated for f64, see
+//! [`crate::rules::Rule::integrate`]), so what is left is the values' own rounding, and the
+//! floor is 4 ε resabs, ε the working precision's epsilon (2^-52, 2^-104, 2^-209).
 //!
 //! Differences from QAG: the rule grows with the precision ([`gauss_points`]: G10K21 for f64,
 //! G20K41 for dd, G30K61 for qd, measured on the analytic integrals of `tests/gauss.rs`);
@@ -70,7 +72,7 @@ fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, depth: u32, values: &[T]
     if resasc != 0.0 && error != 0.0 {
         error = resasc * (200.0 * error / resasc).powf(1.5).min(1.0);
     }
-    let floor = (50.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod));
+    let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod));
     Piece {
         a,
         b,
