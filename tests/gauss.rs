@@ -145,9 +145,9 @@ fn solve_mp(mut a: Vec<Vec<Float>>, mut b: Vec<Float>) -> Vec<Float> {
         b.swap(col, pivot);
         for row in col + 1..m {
             let factor = Float::with_val(BITS, &a[row][col] / &a[col][col]);
-            for k in col..m {
-                let t = Float::with_val(BITS, &factor * &a[col][k]);
-                a[row][k] -= t;
+            let pivot_row = a[col].clone();
+            for (target, p) in a[row].iter_mut().zip(&pivot_row).skip(col) {
+                *target -= Float::with_val(BITS, &factor * p);
             }
             let t = Float::with_val(BITS, &factor * &b[col]);
             b[row] -= t;

@@ -149,7 +149,7 @@ pub(super) fn compute<W: Real, T: Real>(n: usize) -> KronrodRule<T> {
             &e,
             g,
             upper,
-            &at_new,
+            at_new,
             &mut nodes,
             &mut weights,
             &mut gauss_weights,

@@ -297,7 +297,8 @@ enum Kind {
     Kronrod,
 }
 
-type Cache = Mutex<HashMap<(Kind, TypeId, usize), Arc<dyn Any + Send + Sync>>>;
+type Rules = HashMap<(Kind, TypeId, usize), Arc<dyn Any + Send + Sync>>;
+type Cache = Mutex<Rules>;
 
 /// The process-wide cache: the rule of this kind, precision and size, computed by `compute`
 /// when it is not there yet. The computation runs outside the lock (it is deterministic, so a
@@ -323,9 +324,7 @@ fn cached<R: Any + Send + Sync>(kind: Kind, n: usize, compute: impl FnOnce() -> 
 
 /// The cache's map; a panic elsewhere while it was held leaves it usable (it only ever holds
 /// complete rules).
-fn lock(
-    cache: &Cache,
-) -> std::sync::MutexGuard<'_, HashMap<(Kind, TypeId, usize), Arc<dyn Any + Send + Sync>>> {
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Rules> {
     cache
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
