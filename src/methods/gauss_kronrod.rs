@@ -17,7 +17,8 @@
 //! floor is 4 ε resabs, ε the working precision's epsilon (2^-52, 2^-104, 2^-209).
 //!
 //! Differences from QAG: the rule grows with the precision ([`gauss_points`]: G10K21 for f64,
-//! G20K41 for dd, G30K61 for qd, measured on the analytic integrals of `tests/gauss.rs`);
+//! G20K41 for dd, G30K61 for qd: the degree grows with the digits asked for; not yet tuned
+//! against the neighbouring pairs);
 //! each step halves as many of the worst pieces as the tolerance asks for (the worst, then the
 //! next worst while the error of the pieces left alone still exceeds half the tolerance, at
 //! most [`MAX_BATCH`]) and evaluates all their new nodes in one backend call; a piece whose
