@@ -16,6 +16,7 @@ mod integral;
 pub mod integrand;
 pub mod methods;
 mod options;
+pub mod rules;
 
 pub use error::{Error, Result};
 pub use estimate::{Estimate, Value};

@@ -21,6 +21,9 @@
 //! # Ok::<(), hpquad::Error>(())
 //! ```
 
+mod adaptive;
+pub mod gauss_kronrod;
+pub mod gauss_legendre;
 pub mod richardson;
 pub mod romberg;
 pub mod tanh_sinh;

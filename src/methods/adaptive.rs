@@ -1,0 +1,193 @@
+//! What the adaptive Gauss methods share: bounds that may be infinite, mapped to a finite
+//! interval by a change of variables, and the choice of the pieces to refine (worst first).
+//!
+//! Infinite intervals (a finite, b finite or not):
+//!
+//! ```text
+//! [a, ∞):    x = a + t / (1 - t),   t ∈ [0, 1),   dx = dt / (1 - t)²
+//! (-∞, b]:   x = b - t / (1 - t),   t ∈ [0, 1),   dx = dt / (1 - t)²   (the reflection)
+//! (-∞, ∞):   x = t / (1 - t²),      t ∈ (-1, 1),  dx = (1 + t²) / (1 - t²)² dt
+//! ```
+//!
+//! The Gauss rules are open (no node at an end), so t = ±1 is never evaluated. The integrand
+//! is evaluated by the backend at the transformed points x, and its values multiplied by the
+//! Jacobian on the host.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use precision::Real;
+
+use super::{Interval, Outcome};
+use crate::backend::{check_finite, Backend};
+use crate::error::{Error, Result};
+use crate::integrand::Integrand;
+
+/// The change of variables from the interval a method works on (t) to the integrand's (x).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Map<T> {
+    /// A finite interval: x = t.
+    Identity,
+    /// [a, ∞): x = a + t / (1 - t) on [0, 1).
+    Upper(T),
+    /// (-∞, b]: x = b - t / (1 - t) on [0, 1).
+    Lower(T),
+    /// (-∞, ∞): x = t / (1 - t²) on (-1, 1).
+    Whole,
+}
+
+impl<T: Real> Map<T> {
+    /// x(t).
+    fn point(&self, t: T) -> T {
+        match *self {
+            Map::Identity => t,
+            Map::Upper(a) => a + t / (T::one() - t),
+            Map::Lower(b) => b - t / (T::one() - t),
+            Map::Whole => t / ((T::one() - t) * (T::one() + t)),
+        }
+    }
+
+    /// dx/dt.
+    fn jacobian(&self, t: T) -> T {
+        match *self {
+            Map::Identity => T::one(),
+            Map::Upper(_) | Map::Lower(_) => {
+                let s = T::one() - t;
+                (s * s).recip()
+            }
+            Map::Whole => {
+                let s = (T::one() - t) * (T::one() + t);
+                (t * t + 1.0) / (s * s)
+            }
+        }
+    }
+
+    /// f(x(t)) x'(t) at every t, from one backend call; a non-finite value of f is the error
+    /// that names its point x.
+    pub(crate) fn evaluate<F: Integrand, B: Backend>(
+        &self,
+        f: &F,
+        backend: &B,
+        ts: &[T],
+    ) -> Result<Vec<T>> {
+        if let Map::Identity = self {
+            let values = backend.evaluate(f, ts)?;
+            check_finite(ts, &values)?;
+            return Ok(values);
+        }
+        let xs: Vec<T> = ts.iter().map(|&t| self.point(t)).collect();
+        let mut values = backend.evaluate(f, &xs)?;
+        check_finite(&xs, &values)?;
+        for (v, &t) in values.iter_mut().zip(ts) {
+            *v *= self.jacobian(t);
+        }
+        check_finite(&xs, &values)?;
+        Ok(values)
+    }
+}
+
+/// Checks the bounds, maps an infinite interval to a finite one and runs `method` on it:
+/// `run(map, lo, hi)` integrates f(x(t)) x'(t) over [lo, hi]. An empty interval integrates to
+/// 0, a reversed one to the negated integral; NaN bounds are refused. This is
+/// [`super::oriented`] with infinite bounds allowed.
+pub(crate) fn mapped<T: Real>(
+    interval: Interval<T>,
+    run: impl FnOnce(Map<T>, T, T) -> Result<Outcome<T>>,
+) -> Result<Outcome<T>> {
+    for (which, bound) in [("lower", interval.a), ("upper", interval.b)] {
+        if bound.is_nan() {
+            return Err(Error::InvalidBound {
+                which,
+                text: bound.to_string(),
+                reason: "NaN is not a bound".to_string(),
+            });
+        }
+    }
+    let Interval { a, b } = interval;
+    let ordered = |a: T, b: T| match (a.is_finite(), b.is_finite()) {
+        (true, true) => run(Map::Identity, a, b),
+        (true, false) => run(Map::Upper(a), T::zero(), T::one()),
+        (false, true) => run(Map::Lower(b), T::zero(), T::one()),
+        (false, false) => run(Map::Whole, -T::one(), T::one()),
+    };
+    if a == b {
+        Ok(Outcome::empty())
+    } else if a < b {
+        ordered(a, b)
+    } else {
+        ordered(b, a).map(Outcome::negated)
+    }
+}
+
+/// Whether [a, b] can be halved: its midpoint lies strictly inside with room for a rule's
+/// nodes (a width of a few hundred units in the last place).
+pub(crate) fn splittable<T: Real>(a: T, b: T) -> bool {
+    let scale = a.abs().max(b.abs()).to_f64();
+    (b - a).to_f64() > 256.0 * T::epsilon().to_f64() * scale
+}
+
+/// A piece in the worklist: ordered by error, the larger first; among equal errors the piece
+/// created first (the smaller index) first, so that the choice never depends on anything
+/// but the numbers.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    error: f64,
+    index: usize,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Entry) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Entry) -> Ordering {
+        self.error
+            .total_cmp(&other.error)
+            .then_with(|| other.index.cmp(&self.index))
+    }
+}
+
+/// The pieces that may still be refined, worst first (a binary heap on the error estimate).
+#[derive(Debug, Default)]
+pub(crate) struct Worklist {
+    heap: BinaryHeap<Entry>,
+}
+
+impl Worklist {
+    /// Adds piece `index` with its error estimate.
+    pub(crate) fn push(&mut self, index: usize, error: f64) {
+        self.heap.push(Entry { error, index });
+    }
+
+    /// Whether nothing is left to refine.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// The next pieces to refine, worst first: the worst, then the next worst as long as the
+    /// error left in the pieces not taken still exceeds `target` (what refining all taken
+    /// pieces must bring the total within), at most `max` pieces. Taking several at once gives
+    /// the device one large batch instead of many small ones; the choice depends only on the
+    /// errors, so the result is deterministic.
+    pub(crate) fn take_worst(&mut self, total: f64, target: f64, max: usize) -> Vec<usize> {
+        let mut taken = Vec::new();
+        let mut left = total;
+        while taken.len() < max && (taken.is_empty() || left > target) {
+            match self.heap.pop() {
+                Some(entry) => {
+                    left -= entry.error;
+                    taken.push(entry.index);
+                }
+                None => break,
+            }
+        }
+        taken
+    }
+}

@@ -1,0 +1,509 @@
+//! Adaptive Gauss–Legendre quadrature for analytic integrands: on each piece, Gauss rules of
+//! growing degree until successive degrees agree; a piece whose convergence would need more
+//! than the largest degree is halved; the piece with the largest error is worked on first.
+//!
+//! The shape is Arb's (F. Johansson, "Numerical integration in arbitrary-precision ball
+//! arithmetic", ICMS 2018; acb_calc_integrate): per piece, a Gauss–Legendre rule whose degree
+//! is chosen for the tolerance, bisection where the degree needed exceeds a cap. Arb bounds
+//! |f| on a Bernstein ellipse in ball arithmetic to predict the degree; without balls, the
+//! rate comes from the rules themselves, as in mpmath's GaussLegendre (degree doubling, error
+//! from successive estimates):
+//!
+//! ```text
+//! Q_k: the n_k-point rule on the piece, n_k from DEGREES
+//! d_k = |Q_k - Q_{k-1}|                       ≈ the error of Q_{k-1}
+//! ρ   = (d_k / d_{k-1})^(1 / (n_{k-1} - n_{k-2}))  the observed error ratio per node
+//! err(Q_k) ≈ d_k ρ^(n_k - n_{k-1})           (geometric convergence extrapolated one step)
+//! ```
+//!
+//! Honesty: the extrapolation is used only when the differences decrease; otherwise the
+//! estimate is the larger difference, and with two degrees the one difference (the error of
+//! the cruder rule, a bound on the better one's once convergence has begun). No estimate is
+//! below the rounding floor max(2 ε |Q|, 4 ε ∫|f|), ε the working precision's epsilon, nor
+//! below a last difference small enough to be rounding noise (1000 ε ∫|f|).
+//! Analytic integrands converge at least geometrically (Trefethen, "Is Gauss quadrature
+//! better than Clenshaw–Curtis?", SIAM Review 2008: O(ρ^-2n) in the Bernstein ellipse of
+//! parameter ρ), entire ones faster, so the geometric extrapolation errs on the safe side
+//! once the rate is established.
+//!
+//! Degree choice: the first two degrees double; after that the observed rate predicts the
+//! degree that meets the piece's share of the tolerance (rounded up to the next entry of
+//! DEGREES), and a piece whose prediction exceeds the cap for the precision, or whose
+//! differences stop decreasing at the cap, is halved (its halves start over at the first
+//! degree). All new nodes of a step go to the backend in one call; the worst pieces are taken
+//! as in the adaptive Gauss–Kronrod method (see `adaptive.rs`).
+
+use precision::Real;
+
+use super::adaptive::{mapped, splittable, Map, Worklist};
+use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::integrand::Integrand;
+use crate::rules;
+
+/// The degrees a piece may use, growing by factors of 1.2 to 1.33 so that a predicted degree is
+/// not overshot by much; doubling stays on the table from every first degree.
+pub const DEGREES: [usize; 21] = [
+    4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512,
+];
+
+/// The most pieces worked on in one step.
+pub const MAX_BATCH: usize = 64;
+
+/// The first and the largest degree (indices into [`DEGREES`]) for precision `T`: 8 to 256
+/// points for f64, 12 to 384 for dd, 16 to 512 for qd.
+fn degree_range<T: Real>() -> (usize, usize) {
+    match T::LIMBS {
+        1 => (2, 17),
+        2 => (4, 19),
+        _ => (5, 20),
+    }
+}
+
+/// The index of the smallest degree of at least `n` points (past the end when there is none).
+fn at_least(n: f64) -> usize {
+    DEGREES
+        .iter()
+        .position(|&d| d as f64 >= n)
+        .unwrap_or(DEGREES.len())
+}
+
+/// How far (as a multiple of the span it was observed over) an error ratio is extrapolated,
+/// in the error estimate and in the choice of the next degree.
+const REACH: f64 = 2.0;
+
+/// Differences within this many ulp of the integral's scale are taken for rounding noise.
+const NOISE: f64 = 1000.0;
+
+/// A difference below this fraction of the integral's scale means that the rules have begun
+/// to converge; above it they may still be sampling too coarsely to see the integrand.
+const ONSET: f64 = 1e-3;
+
+/// One rule applied to a piece.
+#[derive(Debug, Clone, Copy)]
+struct Step<T> {
+    /// Index into DEGREES.
+    degree: usize,
+    value: T,
+    /// ∫|f| by the same rule.
+    abs: f64,
+}
+
+/// One piece [a, b] (in the variable of the mapped interval) and the rules applied to it.
+#[derive(Debug, Clone)]
+struct Piece<T> {
+    a: T,
+    b: T,
+    depth: u32,
+    steps: Vec<Step<T>>,
+    error: f64,
+    live: bool,
+}
+
+/// What to do with a piece next.
+enum Plan {
+    /// Apply the rule of DEGREES[index].
+    Degree(usize),
+    /// Halve it.
+    Halve,
+}
+
+impl<T: Real> Piece<T> {
+    fn new(a: T, b: T, depth: u32, step: Step<T>, reach: f64) -> Piece<T> {
+        let mut piece = Piece {
+            a,
+            b,
+            depth,
+            steps: vec![step],
+            error: 0.0,
+            live: true,
+        };
+        piece.error = piece.estimate(reach).0;
+        piece
+    }
+
+    /// The best value: that of the highest degree.
+    fn value(&self) -> T {
+        self.steps[self.steps.len() - 1].value
+    }
+
+    fn last(&self) -> Step<T> {
+        self.steps[self.steps.len() - 1]
+    }
+
+    /// The rounding floor of the latest rule: the sum is compensated, so what is left is the
+    /// values' own rounding, a few ulp of each, 4 ε ∫|f| in all.
+    fn floor(&self) -> f64 {
+        let last = self.last();
+        rounding_floor(last.value).max(4.0 * T::epsilon().to_f64() * last.abs)
+    }
+
+    /// The error estimate of the best value, and the observed error ratio per node when the
+    /// differences decrease (see the module's doc).
+    ///
+    /// `reach`: how far, as a multiple of the span it was observed over, the ratio may be
+    /// extrapolated ([`REACH`] on a finite interval, 0 on a mapped infinite one).
+    fn estimate(&self, reach: f64) -> (f64, Option<f64>) {
+        let s = &self.steps;
+        let k = s.len();
+        let floor = self.floor();
+        if k == 1 {
+            // One rule says nothing of its error: all of the value may be wrong.
+            return (floor.max(s[0].abs + s[0].value.to_f64().abs()), None);
+        }
+        let d_last = (s[k - 1].value - s[k - 2].value).abs().to_f64();
+        if k == 2 {
+            return (floor.max(d_last), None);
+        }
+        let d_prev = (s[k - 2].value - s[k - 3].value).abs().to_f64();
+        if d_last < d_prev {
+            let nodes = |i: usize| DEGREES[s[i].degree] as f64;
+            let observed = nodes(k - 2) - nodes(k - 3);
+            let rate = (d_last / d_prev).powf(1.0 / observed);
+            // Extrapolated no further than twice the span the rate was seen over: an
+            // integrand that is not analytic on the piece (an end singularity, or the ends of
+            // an infinite interval mapped to a finite one) converges ever more slowly, and a
+            // long geometric extrapolation would promise digits it never reaches.
+            let span = (nodes(k - 1) - nodes(k - 2)).min(reach * observed);
+            let extrapolated = d_last * rate.powf(span);
+            // A difference within NOISE ulp of the scale may be rounding rather than
+            // convergence (the abscissae's rounding, amplified by a steep integrand, is
+            // invisible to the floor): then the error is of its size (twice it: the
+            // difference of two independent roundings can be smaller than either).
+            let last = self.last();
+            let scale = last.abs.max(last.value.to_f64().abs());
+            let noise = if d_last <= NOISE * T::epsilon().to_f64() * scale {
+                2.0 * d_last
+            } else {
+                0.0
+            };
+            (floor.max(extrapolated).max(noise), Some(rate))
+        } else {
+            (floor.max(d_last).max(d_prev), None)
+        }
+    }
+
+    /// The next degree for this piece to reach `target`, or halving:
+    ///
+    /// - while the differences are above the onset of convergence, double the degree;
+    /// - at the first difference below it, one degree up (the next difference gives a rate
+    ///   measured in the convergent regime, or confirms convergence at once);
+    /// - with two differences below it, the degree that the observed rate says meets the
+    ///   target, or halving when that is past the cap;
+    /// - at the cap, halving.
+    fn plan(&self, target: f64, cap: usize, reach: f64) -> Plan {
+        let s = &self.steps;
+        let k = s.len();
+        let last = self.last();
+        let n = DEGREES[last.degree] as f64;
+        let scale = last.abs.max(last.value.to_f64().abs());
+        let difference = |i: usize| (s[i].value - s[i - 1].value).abs().to_f64();
+        let (error, rate) = self.estimate(reach);
+        let next = if k == 1 || difference(k - 1) >= ONSET * scale {
+            at_least(2.0 * n)
+        } else if k == 2 || difference(k - 2) >= ONSET * scale || error <= target {
+            last.degree + 1
+        } else {
+            match rate {
+                Some(rate) if rate > 0.0 => {
+                    let needed = n + (target / error).ln() / rate.ln();
+                    let observed = n - DEGREES[s[k - 2].degree] as f64;
+                    if needed > DEGREES[cap] as f64 {
+                        return Plan::Halve;
+                    }
+                    // No further than the estimate will extrapolate.
+                    let reach = DEGREES[..]
+                        .iter()
+                        .rposition(|&d| d as f64 <= n + reach * observed)
+                        .unwrap_or(last.degree + 1);
+                    at_least(needed).min(reach).max(last.degree + 1)
+                }
+                // Converged to the last bit between the last two rules.
+                Some(_) => last.degree + 1,
+                // Differences below the onset but growing: rounding, or an integrand the
+                // rules do not resolve; a finer piece tells which.
+                None => return Plan::Halve,
+            }
+        };
+        if next > cap {
+            Plan::Halve
+        } else {
+            Plan::Degree(next)
+        }
+    }
+
+    /// Whether more work could lower the error: above the floor, and a higher degree or a
+    /// halving is still allowed.
+    fn refinable(&self, cap: usize, max_levels: u32) -> bool {
+        self.error > self.floor()
+            && (self.last().degree < cap || (self.depth < max_levels && splittable(self.a, self.b)))
+    }
+}
+
+/// Adaptive Gauss–Legendre integration of `f` over `interval` (finite or not) to the
+/// tolerance in `options`, starting from `options.subintervals` equal pieces.
+///
+/// The outcome's `levels` counts the steps (one per stage); its `table` is empty.
+pub fn gauss_legendre<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    options: &Options,
+) -> Result<Outcome<T>> {
+    options.validate()?;
+    mapped(interval, |map, lo, hi| {
+        let mut run = Run {
+            f,
+            backend,
+            map,
+            options,
+            pieces: Vec::new(),
+            worklist: Worklist::default(),
+            stages: Vec::new(),
+            evaluations: 0,
+        };
+        run.run(lo, hi)
+    })
+}
+
+/// Work on one piece in a step: a new degree for piece `index`, or the first rule on a new
+/// piece [a, b] (a half).
+enum Task<T> {
+    Raise {
+        index: usize,
+        degree: usize,
+    },
+    Start {
+        a: T,
+        b: T,
+        depth: u32,
+        degree: usize,
+    },
+}
+
+/// The state of one run on [lo, hi] of f(x(t)) x'(t).
+struct Run<'a, T, F, B> {
+    f: &'a F,
+    backend: &'a B,
+    map: Map<T>,
+    options: &'a Options,
+    pieces: Vec<Piece<T>>,
+    worklist: Worklist,
+    stages: Vec<Stage>,
+    evaluations: u64,
+}
+
+impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
+    fn run(&mut self, lo: T, hi: T) -> Result<Outcome<T>> {
+        let options = self.options;
+        let (first, cap) = degree_range::<T>();
+
+        let p = options.subintervals;
+        if p * DEGREES[first] as u64 > options.max_evaluations {
+            return Ok(nothing_done());
+        }
+        let width = (hi - lo) / T::from_i64(p as i64);
+        let tasks: Vec<Task<T>> = (0..p)
+            .map(|k| {
+                let a = lo + width * T::from_i64(k as i64);
+                let b = if k + 1 == p { hi } else { a + width };
+                Task::Start {
+                    a,
+                    b,
+                    depth: 0,
+                    degree: first,
+                }
+            })
+            .collect();
+        self.perform(tasks, 0)?;
+
+        let mut converged = false;
+        for level in 1.. {
+            let (value, error) = self.totals();
+            let tolerance = options
+                .absolute
+                .max(options.relative_for::<T>() * value.to_f64().abs());
+            if error <= tolerance {
+                converged = true;
+                break;
+            }
+            if self.worklist.is_empty() {
+                break;
+            }
+            let taken = self.worklist.take_worst(error, tolerance / 2.0, MAX_BATCH);
+            // Each piece's share of the tolerance, by width.
+            let total_width = (hi - lo).to_f64();
+            let mut tasks = Vec::new();
+            let mut cost = 0u64;
+            for &k in &taken {
+                let piece = &self.pieces[k];
+                let share = 0.5 * tolerance * ((piece.b - piece.a).to_f64() / total_width);
+                let halvable = piece.depth < options.max_levels && splittable(piece.a, piece.b);
+                let plan = match piece.plan(share, cap, self.reach()) {
+                    Plan::Halve if !halvable => Plan::Degree(piece.last().degree + 1),
+                    plan => plan,
+                };
+                let (new, points) = match plan {
+                    Plan::Degree(d) if d <= cap => (
+                        vec![Task::Raise {
+                            index: k,
+                            degree: d,
+                        }],
+                        DEGREES[d],
+                    ),
+                    Plan::Degree(_) => continue, // final: neither a higher degree nor a halving
+                    Plan::Halve => {
+                        let mid = (piece.a + piece.b).ldexp(-1);
+                        let depth = piece.depth + 1;
+                        (
+                            vec![
+                                Task::Start {
+                                    a: piece.a,
+                                    b: mid,
+                                    depth,
+                                    degree: first,
+                                },
+                                Task::Start {
+                                    a: mid,
+                                    b: piece.b,
+                                    depth,
+                                    degree: first,
+                                },
+                            ],
+                            2 * DEGREES[first],
+                        )
+                    }
+                };
+                if self.evaluations + cost + points as u64 > options.max_evaluations {
+                    // Out of budget: this piece stays as it is.
+                    self.worklist.push(k, piece.error);
+                    continue;
+                }
+                cost += points as u64;
+                if let Plan::Halve = plan {
+                    // Its halves replace it.
+                    self.pieces[k].live = false;
+                }
+                tasks.extend(new);
+            }
+            if tasks.is_empty() {
+                break;
+            }
+            self.perform(tasks, level)?;
+        }
+
+        let (value, error) = self.totals();
+        Ok(Outcome {
+            value,
+            error,
+            evaluations: self.evaluations,
+            levels: self.stages.len() as u32,
+            converged: converged && options.is_met::<T>(error, value.to_f64()),
+            table: Vec::new(),
+            stages: std::mem::take(&mut self.stages),
+        })
+    }
+
+    /// How far an observed error ratio is extrapolated: [`REACH`] spans on a finite interval;
+    /// none on an infinite one, whose map to a finite one makes the integrand non-analytic at
+    /// the ends (e^(-x²) becomes e^(-t²/(1-t²)²) (1+t²)/(1-t²)²), where the rules converge
+    /// ever more slowly and any extrapolation promised more than they delivered (measured:
+    /// 14 digits for an estimate of 15 in f64).
+    fn reach(&self) -> f64 {
+        match self.map {
+            Map::Identity => REACH,
+            _ => 0.0,
+        }
+    }
+
+    /// Evaluates all tasks' nodes in one backend call and updates the pieces.
+    fn perform(&mut self, tasks: Vec<Task<T>>, level: u32) -> Result<()> {
+        let (_, cap) = degree_range::<T>();
+        let reach = self.reach();
+        let mut points = Vec::new();
+        let mut rules = Vec::with_capacity(tasks.len());
+        for task in &tasks {
+            let (a, b, degree) = match *task {
+                Task::Raise { index, degree } => {
+                    (self.pieces[index].a, self.pieces[index].b, degree)
+                }
+                Task::Start { a, b, degree, .. } => (a, b, degree),
+            };
+            let rule = rules::legendre::<T>(DEGREES[degree])?;
+            rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut points);
+            rules.push(rule);
+        }
+        let count = points.len() as u64;
+        let device = self.backend.device_for_points::<T, F>(self.f, points.len());
+        let (map, f, backend) = (self.map, self.f, self.backend);
+        let values = timed(&mut self.stages, level, count, &device, || {
+            map.evaluate(f, backend, &points)
+        })?;
+        self.evaluations += count;
+
+        let mut offset = 0;
+        for (task, rule) in tasks.into_iter().zip(rules) {
+            let values = &values[offset..offset + rule.points()];
+            offset += rule.points();
+            let apply = |a: T, b: T, degree: usize| {
+                let half = (b - a).ldexp(-1);
+                Step {
+                    degree,
+                    value: rule.integrate(values, half),
+                    abs: rule.integrate_abs(values, half).to_f64(),
+                }
+            };
+            let index = match task {
+                Task::Raise { index, degree } => {
+                    let piece = &mut self.pieces[index];
+                    let step = apply(piece.a, piece.b, degree);
+                    piece.steps.push(step);
+                    piece.error = piece.estimate(reach).0;
+                    index
+                }
+                Task::Start {
+                    a,
+                    b,
+                    depth,
+                    degree,
+                } => {
+                    let piece = Piece::new(a, b, depth, apply(a, b, degree), reach);
+                    self.pieces.push(piece);
+                    self.pieces.len() - 1
+                }
+            };
+            let piece = &self.pieces[index];
+            if piece.refinable(cap, self.options.max_levels) {
+                self.worklist.push(index, piece.error);
+            }
+        }
+        Ok(())
+    }
+
+    /// The sum of the live pieces' values and errors, from left to right.
+    fn totals(&self) -> (T, f64) {
+        let mut live: Vec<&Piece<T>> = self.pieces.iter().filter(|p| p.live).collect();
+        live.sort_by(|x, y| x.a.partial_cmp(&y.a).unwrap_or(std::cmp::Ordering::Equal));
+        let mut value = T::zero().to_accumulator();
+        let mut error = 0.0;
+        for piece in live {
+            value = value + piece.value().to_accumulator();
+            error += piece.error;
+        }
+        (T::from_accumulator(value), error)
+    }
+}
+
+/// The outcome when not even the starting pieces fit the evaluation budget.
+fn nothing_done<T: Real>() -> Outcome<T> {
+    Outcome {
+        value: T::zero(),
+        error: f64::INFINITY,
+        evaluations: 0,
+        levels: 0,
+        converged: false,
+        table: Vec::new(),
+        stages: Vec::new(),
+    }
+}

@@ -1,0 +1,92 @@
+//! Gauss–Legendre nodes and weights: the zeros x_k of the Legendre polynomial P_n by Newton's
+//! method from Tricomi's asymptotic guesses, and w_k = 2 / ((1 - x_k²) P_n'(x_k)²)
+//! (Abramowitz & Stegun 25.4.29; Golub–Welsch would need an eigensolver in T for the same).
+
+use precision::Real;
+
+use super::{corrected_weight, narrow, Rule};
+
+/// P_n(x), P_{n-1}(x) and P_n'(x) by the three-term recurrence
+/// (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}, and P_n' = n (x P_n - P_{n-1}) / (x² - 1).
+pub(super) fn legendre_p<W: Real>(n: usize, x: W) -> (W, W, W) {
+    let mut previous = W::one();
+    let mut current = x;
+    if n == 0 {
+        return (W::one(), W::zero(), W::zero());
+    }
+    for k in 1..n {
+        let k = k as f64;
+        let next = (current * x * (2.0 * k + 1.0) - previous * k) / (k + 1.0);
+        previous = current;
+        current = next;
+    }
+    // x² - 1 as (x - 1)(x + 1): exact differences near ±1, where the nodes crowd.
+    let derivative = (x * current - previous) * (n as f64) / ((x - 1.0) * (x + 1.0));
+    (current, previous, derivative)
+}
+
+/// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
+/// step δ (the distance from the node, as rounded in `W`, to the true zero).
+pub(super) fn zeros<W: Real>(n: usize) -> Vec<(W, W)> {
+    let half = n.div_ceil(2);
+    let nf = n as f64;
+    (1..=half)
+        .map(|k| {
+            if n % 2 == 1 && k == half {
+                // P_n is odd: 0 is a zero, exactly.
+                return (W::zero(), W::zero());
+            }
+            // Tricomi: x_k ≈ (1 - 1/(8n²) + 1/(8n³)) cos(π (4k - 1) / (4n + 2)), good to
+            // O(n^-4); Newton doubles the digits from there.
+            let theta = std::f64::consts::PI * (4.0 * k as f64 - 1.0) / (4.0 * nf + 2.0);
+            let guess = (1.0 - 1.0 / (8.0 * nf * nf) + 1.0 / (8.0 * nf * nf * nf)) * theta.cos();
+            newton(W::from_f64(guess), |x| {
+                let (p, _, dp) = legendre_p(n, x);
+                p / dp
+            })
+        })
+        .collect()
+}
+
+/// Newton's iteration x ← x - step(x) until the step is below the precision of x, then the
+/// step at the final x (the δ of the weight correction).
+pub(super) fn newton<W: Real>(mut x: W, step: impl Fn(W) -> W) -> (W, W) {
+    let eps = W::epsilon().to_f64();
+    // Quadratic convergence from a guess good to a few digits takes a handful of steps; the
+    // cap only stops an iteration that rounding keeps one ulp from settling.
+    for _ in 0..64 {
+        let dx = step(x);
+        x -= dx;
+        if dx.abs().to_f64() <= eps * x.abs().to_f64() {
+            break;
+        }
+    }
+    (x, -step(x))
+}
+
+/// The Gauss–Legendre weight formula, valid at any x (not only at a zero).
+pub(super) fn weight<W: Real>(n: usize, x: W) -> W {
+    let (_, _, dp) = legendre_p(n, x);
+    W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp)
+}
+
+/// The non-negative nodes and their weights, in `W`.
+pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
+    zeros::<W>(n)
+        .into_iter()
+        .map(|(x, delta)| (x, corrected_weight(x, delta, |x| weight(n, x))))
+        .collect()
+}
+
+/// The n-point rule computed in `W`, rounded to `T`.
+pub(super) fn compute<W: Real, T: Real>(n: usize) -> Rule<T> {
+    let (nodes, weights) = nodes_and_weights::<W>(n)
+        .into_iter()
+        .map(|(x, w)| (narrow::<W, T>(x), narrow::<W, T>(w)))
+        .unzip();
+    Rule {
+        points: n,
+        nodes,
+        weights,
+    }
+}

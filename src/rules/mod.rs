@@ -1,0 +1,346 @@
+//! Quadrature rules on [-1, 1] computed in the working precision: Gauss–Legendre
+//! ([`legendre`]) and its Gauss–Kronrod extension ([`kronrod`]), for any number of points.
+//!
+//! A rule is symmetric, so it stores the non-negative half of its nodes, largest first, with
+//! their weights. It is computed once per process for each precision and number of points and
+//! shared through an [`Arc`]: a second request costs a lookup.
+//!
+//! Nodes are found by Newton's method on the defining polynomial, evaluated by its three-term
+//! recurrence in a precision at least as wide as the working one (double-double for f64,
+//! quad-double for double-double and quad-double), and rounded to the working precision once
+//! at the end. A weight is the value of a smooth formula at its node; the node, once rounded,
+//! is off the true zero by up to half an ulp, and near ±1 the formula is steep enough to turn
+//! that into hundreds of ulp. So each weight is evaluated at the rounded node and corrected to
+//! first order by the last Newton step δ (which is below the node's ulp but still known):
+//! w(x + δ) ≈ w(x) + δ w'(x), w' by a central difference.
+//!
+//! ```
+//! use hpquad::rules;
+//! use hpquad::precision::Qd;
+//! // ∫_{-1}^{1} x^6 dx = 2/7, exact for 4 Gauss points (degree 7).
+//! let rule = rules::legendre::<Qd>(4)?;
+//! let mut points = Vec::new();
+//! rule.abscissae(Qd::from(0), Qd::from(1), &mut points);
+//! let values: Vec<Qd> = points.iter().map(|&x| x.powi(6)).collect();
+//! let error = rule.integrate(&values, Qd::from(1)) - Qd::from(2) / Qd::from(7);
+//! assert!(error.abs().to_f64() < 1e-62);
+//! # Ok::<(), hpquad::Error>(())
+//! ```
+
+mod kronrod;
+mod legendre;
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use precision::{Dd, Qd, Real};
+
+use crate::error::{Error, Result};
+
+/// The largest Gauss–Legendre rule [`legendre`] computes.
+pub const MAX_LEGENDRE_POINTS: usize = 4096;
+
+/// The largest embedded Gauss rule [`kronrod`] extends (Patterson's series for the Stieltjes
+/// polynomial loses accuracy beyond a few hundred points).
+pub const MAX_KRONROD_GAUSS_POINTS: usize = 256;
+
+/// An n-point interpolatory rule on [-1, 1], symmetric about 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule<T> {
+    points: usize,
+    nodes: Vec<T>,
+    weights: Vec<T>,
+}
+
+impl<T: Real> Rule<T> {
+    /// The number of points of the whole rule.
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    /// The non-negative nodes, largest first; 0 is the last one when the rule has an odd
+    /// number of points.
+    pub fn nodes(&self) -> &[T] {
+        &self.nodes
+    }
+
+    /// The weights of [`Rule::nodes`] (each stands for both x and -x).
+    pub fn weights(&self) -> &[T] {
+        &self.weights
+    }
+
+    /// Appends the rule's points on [center - half_width, center + half_width] to `out`: for
+    /// each node, center - half_width·x then center + half_width·x (the centre once).
+    pub fn abscissae(&self, center: T, half_width: T, out: &mut Vec<T>) {
+        push_abscissae(&self.nodes, center, half_width, out);
+    }
+
+    /// The rule applied to `values`, the integrand at the points of [`Rule::abscissae`] in
+    /// that order: half_width · Σ w_i f(x_i).
+    ///
+    /// The products are summed in `T::Accumulator` (double-double for f64), so the sum adds no
+    /// rounding error of its own beyond the last.
+    pub fn integrate(&self, values: &[T], half_width: T) -> T {
+        let mut sum = T::zero().to_accumulator();
+        for_each_pair(&self.nodes, values, |i, pair| {
+            sum = sum + (self.weights[i] * pair).to_accumulator()
+        });
+        T::from_accumulator(sum) * half_width
+    }
+
+    /// The rule applied to |f|: |half_width| · Σ w_i |f(x_i)|, the scale of the rounding
+    /// errors in [`Rule::integrate`].
+    pub fn integrate_abs(&self, values: &[T], half_width: T) -> T {
+        let mut sum = T::zero();
+        for_each_node(&self.nodes, values, |i, f| sum += self.weights[i] * f.abs());
+        sum * half_width.abs()
+    }
+}
+
+/// The (2n+1)-point Gauss–Kronrod rule on [-1, 1] with its embedded n-point Gauss rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KronrodRule<T> {
+    gauss_points: usize,
+    nodes: Vec<T>,
+    weights: Vec<T>,
+    gauss_weights: Vec<T>,
+}
+
+/// What one Gauss–Kronrod rule gives on one interval: both estimates and the two magnitudes
+/// that QUADPACK's error heuristic needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KronrodSums<T> {
+    /// The (2n+1)-point Kronrod estimate.
+    pub kronrod: T,
+    /// The embedded n-point Gauss estimate.
+    pub gauss: T,
+    /// The Kronrod rule applied to |f| (QUADPACK's resabs).
+    pub abs: T,
+    /// The Kronrod rule applied to |f - mean| with mean = kronrod / width (QUADPACK's resasc).
+    pub asc: T,
+}
+
+impl<T: Real> KronrodRule<T> {
+    /// n, the points of the embedded Gauss rule.
+    pub fn gauss_points(&self) -> usize {
+        self.gauss_points
+    }
+
+    /// 2n + 1, the points of the whole rule.
+    pub fn points(&self) -> usize {
+        2 * self.gauss_points + 1
+    }
+
+    /// The n + 1 non-negative nodes, largest first. The Gauss nodes are those at odd
+    /// positions (1, 3, ...): the Kronrod nodes interlace them, the largest node is a Kronrod
+    /// node, and 0 (last) is a Gauss node when n is odd.
+    pub fn nodes(&self) -> &[T] {
+        &self.nodes
+    }
+
+    /// The Kronrod weights of [`KronrodRule::nodes`].
+    pub fn weights(&self) -> &[T] {
+        &self.weights
+    }
+
+    /// The weights of the embedded Gauss rule, aligned with [`KronrodRule::nodes`]: zero at
+    /// the Kronrod-only nodes.
+    pub fn gauss_weights(&self) -> &[T] {
+        &self.gauss_weights
+    }
+
+    /// Appends the rule's 2n+1 points on [center - half_width, center + half_width] to `out`,
+    /// in the order of [`Rule::abscissae`].
+    pub fn abscissae(&self, center: T, half_width: T, out: &mut Vec<T>) {
+        push_abscissae(&self.nodes, center, half_width, out);
+    }
+
+    /// Both rules applied to `values` (the integrand at the points of
+    /// [`KronrodRule::abscissae`], in that order), with the magnitudes of QUADPACK's QK
+    /// routines.
+    pub fn integrate(&self, values: &[T], half_width: T) -> KronrodSums<T> {
+        // The two estimates are summed in T::Accumulator (see Rule::integrate), the
+        // magnitudes in T.
+        let mut kronrod = T::zero().to_accumulator();
+        let mut gauss = T::zero().to_accumulator();
+        let mut abs = T::zero();
+        for_each_node(&self.nodes, values, |i, f| {
+            kronrod = kronrod + (self.weights[i] * f).to_accumulator();
+            gauss = gauss + (self.gauss_weights[i] * f).to_accumulator();
+            abs += self.weights[i] * f.abs();
+        });
+        let kronrod = T::from_accumulator(kronrod);
+        let gauss = T::from_accumulator(gauss);
+        // The mean of f over [-1, 1] is kronrod / 2.
+        let mean = kronrod.ldexp(-1);
+        let mut asc = T::zero();
+        for_each_node(&self.nodes, values, |i, f| {
+            asc += self.weights[i] * (f - mean).abs()
+        });
+        let h = half_width.abs();
+        KronrodSums {
+            kronrod: kronrod * half_width,
+            gauss: gauss * half_width,
+            abs: abs * h,
+            asc: asc * h,
+        }
+    }
+}
+
+/// The points of a symmetric rule with non-negative `nodes` (largest first) on an interval.
+fn push_abscissae<T: Real>(nodes: &[T], center: T, half_width: T, out: &mut Vec<T>) {
+    for &x in nodes {
+        if x == T::zero() {
+            out.push(center);
+        } else {
+            let dx = half_width * x;
+            out.push(center - dx);
+            out.push(center + dx);
+        }
+    }
+}
+
+/// Calls `visit(i, f(-x_i) + f(x_i))` (or `f(0)` for the centre) for each node.
+fn for_each_pair<T: Real>(nodes: &[T], values: &[T], mut visit: impl FnMut(usize, T)) {
+    let mut k = 0;
+    for (i, &x) in nodes.iter().enumerate() {
+        if x == T::zero() {
+            visit(i, values[k]);
+            k += 1;
+        } else {
+            visit(i, values[k] + values[k + 1]);
+            k += 2;
+        }
+    }
+}
+
+/// Calls `visit(i, f)` for every value, with `i` the index of its (non-negative) node.
+fn for_each_node<T: Real>(nodes: &[T], values: &[T], mut visit: impl FnMut(usize, T)) {
+    let mut k = 0;
+    for (i, &x) in nodes.iter().enumerate() {
+        visit(i, values[k]);
+        k += 1;
+        if x != T::zero() {
+            visit(i, values[k]);
+            k += 1;
+        }
+    }
+}
+
+/// The n-point Gauss–Legendre rule in precision `T`, computed on first use and cached for the
+/// process. `n` must be between 1 and [`MAX_LEGENDRE_POINTS`].
+pub fn legendre<T: Real>(n: usize) -> Result<Arc<Rule<T>>> {
+    if n == 0 || n > MAX_LEGENDRE_POINTS {
+        return Err(Error::InvalidOption {
+            option: "rule",
+            reason: format!(
+                "a Gauss–Legendre rule of {n} points was asked for; give between 1 and \
+                 {MAX_LEGENDRE_POINTS}"
+            ),
+        });
+    }
+    Ok(cached::<Rule<T>>(Kind::Legendre, n, || {
+        in_wide_precision::<T, _>(
+            || legendre::compute::<Dd, T>(n),
+            || legendre::compute::<Qd, T>(n),
+        )
+    }))
+}
+
+/// The (2n+1)-point Gauss–Kronrod rule extending the n-point Gauss rule, in precision `T`,
+/// computed on first use and cached for the process. `n` must be between 1 and
+/// [`MAX_KRONROD_GAUSS_POINTS`].
+pub fn kronrod<T: Real>(n: usize) -> Result<Arc<KronrodRule<T>>> {
+    if n == 0 || n > MAX_KRONROD_GAUSS_POINTS {
+        return Err(Error::InvalidOption {
+            option: "rule",
+            reason: format!(
+                "a Gauss–Kronrod extension of the {n}-point Gauss rule was asked for; give n \
+                 between 1 and {MAX_KRONROD_GAUSS_POINTS}"
+            ),
+        });
+    }
+    Ok(cached::<KronrodRule<T>>(Kind::Kronrod, n, || {
+        in_wide_precision::<T, _>(
+            || kronrod::compute::<Dd, T>(n),
+            || kronrod::compute::<Qd, T>(n),
+        )
+    }))
+}
+
+/// Runs the computation in double-double for an f64 rule and in quad-double otherwise (the
+/// widest type there is; see the module's note on weights for how qd keeps its last bits).
+fn in_wide_precision<T: Real, R>(dd: impl FnOnce() -> R, qd: impl FnOnce() -> R) -> R {
+    if T::LIMBS < Dd::LIMBS {
+        dd()
+    } else {
+        qd()
+    }
+}
+
+/// Rounds a value of the wide precision `W` to `T` (the limbs summed from the smallest).
+pub(crate) fn narrow<W: Real, T: Real>(w: W) -> T {
+    if T::LIMBS == W::LIMBS {
+        T::from_limbs(&w.limbs())
+    } else {
+        w.limbs()[..W::LIMBS]
+            .iter()
+            .rev()
+            .fold(T::zero(), |sum, &limb| sum + limb)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Legendre,
+    Kronrod,
+}
+
+type Rules = HashMap<(Kind, TypeId, usize), Arc<dyn Any + Send + Sync>>;
+type Cache = Mutex<Rules>;
+
+/// The process-wide cache: the rule of this kind, precision and size, computed by `compute`
+/// when it is not there yet. The computation runs outside the lock (it is deterministic, so a
+/// second thread computing the same rule at the same time gets the same rule).
+fn cached<R: Any + Send + Sync>(kind: Kind, n: usize, compute: impl FnOnce() -> R) -> Arc<R> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (kind, TypeId::of::<R>(), n);
+    let hit = lock(cache).get(&key).cloned();
+    let stored = match hit {
+        Some(rule) => rule,
+        None => {
+            let rule: Arc<dyn Any + Send + Sync> = Arc::new(compute());
+            lock(cache).entry(key).or_insert(rule).clone()
+        }
+    };
+    // The key holds R's TypeId, so every entry under it is an R.
+    match stored.downcast::<R>() {
+        Ok(rule) => rule,
+        Err(_) => unreachable!("the rule cache is keyed by the rule's type"),
+    }
+}
+
+/// The cache's map; a panic elsewhere while it was held leaves it usable (it only ever holds
+/// complete rules).
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Rules> {
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The weight formula `weight` at a computed zero `x` of a polynomial, corrected to the true
+/// zero x + δ: w(x) + δ w'(x), with w' by a central difference of step h = ε^(1/3) (1 - |x|),
+/// small against the scale on which w varies near x (the spacing of the zeros, of order
+/// 1 - |x| near the ends) and large enough that the difference keeps two thirds of the digits
+/// (δ is below an ulp, so that is plenty).
+fn corrected_weight<W: Real>(x: W, delta: W, weight: impl Fn(W) -> W) -> W {
+    let w = weight(x);
+    if delta == W::zero() {
+        return w;
+    }
+    let h = W::from_f64(W::epsilon().to_f64().cbrt()) * (W::one() - x.abs());
+    let slope = (weight(x + h) - weight(x - h)) / (h + h);
+    w + delta * slope
+}
