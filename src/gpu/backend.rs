@@ -25,8 +25,11 @@ pub struct GpuBackend {
     gpu: Gpu,
     /// Complete kernel sources by kernel, precision and integrand body: generating the source
     /// of a qd integrand with functions re-inlines ~100 kB of headers, done once.
-    sources: Mutex<HashMap<(Kernel, &'static str, String), Arc<String>>>,
+    sources: Mutex<HashMap<SourceKey, Arc<String>>>,
 }
+
+/// A kernel source's identity: which kernel, the precision's name, the integrand's body.
+type SourceKey = (Kernel, &'static str, String);
 
 /// The kernels an integrand is compiled into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
