@@ -137,7 +137,8 @@ pub struct Gpu {
 
 /// The buffers of point-list evaluation: the device's, and the host's limb-major copies of
 /// the points and values. Kept so that a call neither allocates on the device nor touches
-/// fresh host pages (a first touch of 32 MB of new pages costs milliseconds).
+/// fresh host pages (a first touch of 32 MB of new pages costs milliseconds); they keep the
+/// size of the longest list so far (2^20 qd points: 32 MiB each) until the `Gpu` is dropped.
 #[derive(Default)]
 struct PointStaging {
     device: PointBuffers,
