@@ -1,5 +1,5 @@
-//! The GPU as a [`Backend`]: the integrand's tape compiled to a uniform-sum kernel, and the
-//! hybrid that sends each grid to the CPU or the GPU by its size.
+//! The GPU as a [`Backend`]: the integrand's tape compiled to a uniform-sum kernel and to a
+//! point-list kernel, and the hybrid that sends each batch to the CPU or the GPU by its size.
 #![deny(unsafe_code)]
 
 use std::any::Any;
@@ -15,16 +15,29 @@ use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 
-/// Runs every uniform sum on one CUDA device, one kernel launch per grid.
+/// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
+/// in one launch (device buffers kept for the next list).
 ///
 /// The integrand must be an expression ([`crate::expr::Expr`]): its tape becomes the CUDA
 /// body ([`crate::expr::cuda`]). A Rust closure ([`crate::integrand::RealFn`]) cannot be
 /// compiled for the device and is an error here.
 pub struct GpuBackend {
     gpu: Gpu,
-    /// Complete kernel sources by precision and integrand body: generating the source of a qd
-    /// integrand with functions re-inlines ~100 kB of headers, done once.
-    sources: Mutex<HashMap<(&'static str, String), Arc<String>>>,
+    /// Complete kernel sources by kernel, precision and integrand body: generating the source
+    /// of a qd integrand with functions re-inlines ~100 kB of headers, done once.
+    sources: Mutex<HashMap<SourceKey, Arc<String>>>,
+}
+
+/// A kernel source's identity: which kernel, the precision's name, the integrand's body.
+type SourceKey = (Kernel, &'static str, String);
+
+/// The kernels an integrand is compiled into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kernel {
+    /// `kernels/uniform_sum.cu`.
+    UniformSum,
+    /// `kernels/evaluate.cu`.
+    Evaluate,
 }
 
 impl GpuBackend {
@@ -52,15 +65,18 @@ impl GpuBackend {
         })
     }
 
-    /// The kernel source of `tape` in `G`, from the cache or generated now.
-    fn source<G: Real + GpuReal>(&self, tape: &Tape) -> Result<Arc<String>> {
+    /// The source of `kernel` for `tape` in `G`, from the cache or generated now.
+    fn source<G: Real + GpuReal>(&self, kernel: Kernel, tape: &Tape) -> Result<Arc<String>> {
         let code = cuda::integrand::<G>(tape).map_err(|e| Error::Gpu(e.to_string()))?;
         let mut sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (<G as GpuReal>::NAME, code.body.clone());
+        let key = (kernel, <G as GpuReal>::NAME, code.body.clone());
         if let Some(s) = sources.get(&key) {
             return Ok(s.clone());
         }
-        let source = Arc::new(Gpu::integrand_source::<G>(&code)?);
+        let source = Arc::new(match kernel {
+            Kernel::UniformSum => Gpu::integrand_source::<G>(&code)?,
+            Kernel::Evaluate => Gpu::evaluate_source::<G>(&code)?,
+        });
         sources.insert(key, source.clone());
         Ok(source)
     }
@@ -72,7 +88,7 @@ impl GpuBackend {
         tape: &Tape,
         grids: &[UniformGrid<T>],
     ) -> Result<Vec<T>> {
-        let source = self.source::<G>(tape)?;
+        let source = self.source::<G>(Kernel::UniformSum, tape)?;
         let mut sums = Vec::with_capacity(grids.len());
         for grid in grids {
             let (a, h) = (same::<T, G>(grid.a)?, same::<T, G>(grid.h)?);
@@ -137,11 +153,29 @@ impl Backend for GpuBackend {
         }
     }
 
-    fn evaluate<T: Real, F: Integrand>(&self, f: &F, _points: &[T]) -> Result<Vec<T>> {
+    /// One launch of the point-list kernel: the points go to the device limb-major, one
+    /// thread evaluates each, the values come back as they are (non-finite ones included).
+    /// Values in `Dd` and `Qd` are the CPU's bits; in `f64`, transcendental functions are
+    /// libdevice's and may differ in the last bit.
+    fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
         require_1d(f)?;
-        Err(Error::Gpu(
-            "point-list evaluation has no GPU kernel yet; use Device::Cpu".to_string(),
-        ))
+        let tape = Self::tape_of(f)?;
+        if points.is_empty() {
+            return Ok(Vec::new());
+        }
+        let source = if is::<T, f64>() {
+            self.source::<f64>(Kernel::Evaluate, tape)?
+        } else if is::<T, Dd>() {
+            self.source::<Dd>(Kernel::Evaluate, tape)?
+        } else if is::<T, Qd>() {
+            self.source::<Qd>(Kernel::Evaluate, tape)?
+        } else {
+            return Err(Error::Gpu(format!(
+                "the GPU computes in f64, dd or qd, not {}",
+                T::NAME
+            )));
+        };
+        Ok(self.gpu.evaluate_of_source(&source, points)?)
     }
 }
 

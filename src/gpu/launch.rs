@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
 
 use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
 
@@ -201,5 +203,130 @@ pub(crate) fn elementwise(
     unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
     stream
         .clone_dtoh(&out)
+        .map_err(|e| launch_error(&kernel.name, ordinal, e))
+}
+
+/// The doubles per value of each number type the kernels are compiled for, by its short name.
+fn type_limbs(type_name: &str) -> Option<usize> {
+    match type_name {
+        "f64" => Some(1),
+        "dd" => Some(2),
+        "qd" => Some(4),
+        _ => None,
+    }
+}
+
+/// The `evaluate_<type>` kernel of `kernels/evaluate.cu`: `values[i] = f(points[i])`, both
+/// limb-major (limb j of element i at `j * n + i`).
+///
+/// The kernel's name carries its type, and the limb count is taken from that name, never from
+/// the caller: a module compiled for another type has no function of this name, so a launch
+/// cannot read or write past its buffers.
+pub(crate) struct EvaluateKernel {
+    func: CudaFunction,
+    name: String,
+    limbs: usize,
+}
+
+impl EvaluateKernel {
+    /// Takes `evaluate_<type_name>` from a module compiled from `evaluate.cu`.
+    pub(crate) fn from_module(module: &Arc<CudaModule>, type_name: &str) -> Result<Self> {
+        let limbs = type_limbs(type_name).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the GPU computes in f64, dd or qd, not {type_name}"
+            ))
+        })?;
+        let name = format!("evaluate_{type_name}");
+        let func = module
+            .load_function(&name)
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(EvaluateKernel { func, name, limbs })
+    }
+
+    /// Doubles per value of the kernel's type.
+    pub(crate) fn limbs(&self) -> usize {
+        self.limbs
+    }
+}
+
+/// Device buffers for point lists, kept from one call to the next and grown (to a power of
+/// two, so that a sequence of growing lists reallocates a few times only) when a list is
+/// longer than any before.
+#[derive(Default)]
+pub(crate) struct PointBuffers {
+    points: Option<CudaSlice<f64>>,
+    values: Option<CudaSlice<f64>>,
+}
+
+/// `slot`'s buffer, replaced by one of at least `len` doubles if it is shorter.
+fn at_least<'a>(
+    stream: &Arc<CudaStream>,
+    slot: &'a mut Option<CudaSlice<f64>>,
+    len: usize,
+) -> Result<&'a mut CudaSlice<f64>> {
+    if !slot.as_ref().is_some_and(|b| b.len() >= len) {
+        // Free the old buffer first: growing must not need the old and the new at once.
+        *slot = None;
+        let capacity = len.checked_next_power_of_two().unwrap_or(len);
+        let ordinal = stream.context().ordinal();
+        // Zeroed, not uninitialised: growth is rare, and then no byte is ever undefined.
+        let buffer = stream
+            .alloc_zeros::<f64>(capacity)
+            .map_err(|e| alloc(ordinal, 8 * capacity, e))?;
+        return Ok(slot.insert(buffer));
+    }
+    slot.as_mut()
+        .ok_or_else(|| GpuError::Invalid("a point buffer vanished".to_string()))
+}
+
+/// Runs an evaluate kernel: `points` holds the limb-major limbs of `n` values, `values`
+/// receives theirs (the same length). The device buffers come from `buffers`.
+pub(crate) fn evaluate(
+    stream: &Arc<CudaStream>,
+    kernel: &EvaluateKernel,
+    buffers: &mut PointBuffers,
+    points: &[f64],
+    values: &mut [f64],
+) -> Result<()> {
+    let len = points.len();
+    let n = len / kernel.limbs;
+    if len != n * kernel.limbs || values.len() != len {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' needs points and values of {} limbs per element, got {} and {} doubles",
+            kernel.name,
+            kernel.limbs,
+            len,
+            values.len()
+        )));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let blocks = u32::try_from((n as u64).div_ceil(THREADS as u64))
+        .map_err(|_| GpuError::Invalid(format!("{n} points are too many for one launch")))?;
+    let ordinal = stream.context().ordinal();
+    let points_dev = at_least(stream, &mut buffers.points, len)?;
+    stream
+        .memcpy_htod(points, &mut points_dev.slice_mut(..len))
+        .map_err(|e| driver("cuMemcpyHtoD", e))?;
+    let points_dev = &*points_dev;
+    let values_dev = at_least(stream, &mut buffers.values, len)?;
+    let n64 = n as u64;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(points_dev).arg(&mut *values_dev).arg(&n64);
+    // SAFETY: the arguments match HPQ_EVALUATE_KERNEL's parameters in kernels/evaluate.cu (two
+    // pointers to doubles and a u64 count). The kernel is evaluate_<type>, whose real_t has
+    // `kernel.limbs` limbs (the type is the name's, checked in from_module); both buffers hold
+    // at least len = n * limbs doubles (at_least above), and thread i < n reads and writes
+    // p[j * n + i] for j < limbs only, all below len. `points` and `values` are distinct
+    // allocations, as the kernel's __restrict__ assumes.
+    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    stream
+        .memcpy_dtoh(&values_dev.slice(..len), values)
         .map_err(|e| launch_error(&kernel.name, ordinal, e))
 }

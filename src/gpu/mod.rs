@@ -30,9 +30,10 @@ mod real;
 mod sys;
 mod tables;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaContext, CudaStream};
+use precision::Real;
 
 pub use backend::{gpu_min_points, GpuBackend, HybridBackend};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
@@ -44,13 +45,14 @@ pub use real::GpuReal;
 use crate::expr::cuda::{self, CudaIntegrand};
 use crate::expr::{Func, Func2};
 use compile::Compiler;
-use launch::{ElementwiseKernel, UniformSumKernel};
+use launch::{ElementwiseKernel, EvaluateKernel, PointBuffers, UniformSumKernel};
 
 const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
+const EVALUATE_CU: &str = include_str!("../../kernels/evaluate.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
 const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
 
-/// The one place in `uniform_sum.cu` where the integrand goes.
+/// The one place in `uniform_sum.cu` and `evaluate.cu` where the integrand goes.
 const INTEGRAND_MARKER: &str = "// @@INTEGRAND@@";
 
 /// NVRTC's `(major, minor)` version, or [`GpuError::NoNvrtc`].
@@ -122,11 +124,26 @@ impl MixedOp {
 
 /// One CUDA device, ready to run hpquad's kernels. Cheap to create again: the context and the
 /// compiled modules are shared by every `Gpu` of the same device in the process.
+///
+/// Each `Gpu` keeps its own buffers for point lists ([`Gpu::evaluate_of_source`]), reused
+/// from one call to the next; calls on one `Gpu` from several threads take turns on them.
 pub struct Gpu {
     info: DeviceInfo,
     stream: Arc<CudaStream>,
     compiler: Arc<Compiler>,
+    points: Mutex<PointStaging>,
     _ctx: Arc<CudaContext>,
+}
+
+/// The buffers of point-list evaluation: the device's, and the host's limb-major copies of
+/// the points and values. Kept so that a call neither allocates on the device nor touches
+/// fresh host pages (a first touch of 32 MB of new pages costs milliseconds); they keep the
+/// size of the longest list so far (2^20 qd points: 32 MiB each) until the `Gpu` is dropped.
+#[derive(Default)]
+struct PointStaging {
+    device: PointBuffers,
+    points: Vec<f64>,
+    values: Vec<f64>,
 }
 
 impl Gpu {
@@ -139,6 +156,7 @@ impl Gpu {
             info,
             stream: ctx.default_stream(),
             compiler,
+            points: Mutex::new(PointStaging::default()),
             _ctx: ctx,
         })
     }
@@ -158,29 +176,75 @@ impl Gpu {
     /// The uniform-sum source for a generated integrand ([`crate::expr::cuda`]): with the
     /// elementary-function mirrors and their tables when the integrand calls them.
     pub fn integrand_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
-        let prelude = if integrand.needs_functions {
-            format!(
-                "{}#include \"integrand.cuh\"\n",
-                tables::function_constants()?
-            )
-        } else {
-            String::new()
-        };
+        let prelude = function_prelude(integrand)?;
         Self::sum_source::<T>(&prelude, &integrand.body)
     }
 
     fn sum_source<T: GpuReal>(prelude: &str, body: &str) -> Result<String> {
-        if UNIFORM_SUM_CU.matches(INTEGRAND_MARKER).count() != 1 {
-            return Err(GpuError::Invalid(
-                "uniform_sum.cu must hold the integrand marker exactly once".into(),
-            ));
+        splice::<T>(UNIFORM_SUM_CU, "uniform_sum.cu", prelude, body, "")
+    }
+
+    /// The complete CUDA source of the point-list kernel (`kernels/evaluate.cu`) for `T` with a
+    /// generated integrand, as NVRTC sees it: its kernel is `evaluate_f64`, `evaluate_dd` or
+    /// `evaluate_qd`, after `T`.
+    pub fn evaluate_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+        let prelude = function_prelude(integrand)?;
+        let kernel = format!("#define HPQ_EVALUATE_KERNEL evaluate_{}", T::NAME);
+        splice::<T>(
+            EVALUATE_CU,
+            "evaluate.cu",
+            &prelude,
+            &integrand.body,
+            &kernel,
+        )
+    }
+
+    /// `f(x)` for every point of `points`, in order, `f` compiled into `source` (from
+    /// [`Gpu::evaluate_source`] for `T`; compiled once, then taken from the cache). Values are
+    /// returned as they are, NaN and infinities included. For `Dd` and `Qd` each value has the
+    /// host's bits ([`crate::expr::Expr::eval_batch`] at the same point); for `f64` the
+    /// transcendental functions are libdevice's and may differ in the last bit.
+    ///
+    /// A source compiled for another type than `T` is an error (its kernel has another name),
+    /// as is a `T` other than `f64`, `Dd` and `Qd`.
+    pub fn evaluate_of_source<T: Real>(&self, source: &str, points: &[T]) -> Result<Vec<T>> {
+        if points.is_empty() {
+            return Ok(Vec::new());
         }
-        let integrand = format!(
-            "{prelude}typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
-            T::CUDA_TYPE,
-            body
-        );
-        compile::inline_headers(&UNIFORM_SUM_CU.replacen(INTEGRAND_MARKER, &integrand, 1))
+        let module = self
+            .compiler
+            .module(&format!("hpquad_evaluate_{}.cu", T::NAME), source)?;
+        let kernel = EvaluateKernel::from_module(&module, T::NAME)?;
+        if kernel.limbs() != T::LIMBS {
+            return Err(GpuError::Invalid(format!(
+                "{} has {} limbs, but the device's {} has {}",
+                T::NAME,
+                T::LIMBS,
+                T::NAME,
+                kernel.limbs()
+            )));
+        }
+        let (n, limbs) = (points.len(), T::LIMBS);
+        let len = n.checked_mul(limbs).ok_or_else(|| {
+            GpuError::Invalid(format!("{n} points of {limbs} limbs overflow the memory"))
+        })?;
+        let mut staging = self.points.lock().unwrap_or_else(|p| p.into_inner());
+        let staging = &mut *staging;
+        for buffer in [&mut staging.points, &mut staging.values] {
+            if buffer.len() < len {
+                buffer.resize(len, 0.0);
+            }
+        }
+        let (host_points, host_values) = (&mut staging.points[..len], &mut staging.values[..len]);
+        real::to_limb_major(points, host_points);
+        launch::evaluate(
+            &self.stream,
+            &kernel,
+            &mut staging.device,
+            host_points,
+            host_values,
+        )?;
+        Ok(real::from_limb_major(host_values, n))
     }
 
     /// `sum_{k < count} f(a + (first + k*stride) * h)` in `T`, `f` given as the CUDA body of
@@ -348,6 +412,46 @@ impl Gpu {
     }
 }
 
+/// What a generated integrand needs before it: the elementary-function mirrors and their
+/// tables when it calls them, nothing otherwise (a rational integrand compiles much faster).
+fn function_prelude(integrand: &CudaIntegrand) -> Result<String> {
+    Ok(if integrand.needs_functions {
+        format!(
+            "{}#include \"integrand.cuh\"\n",
+            tables::function_constants()?
+        )
+    } else {
+        String::new()
+    })
+}
+
+/// `template` (the kernel file `file`) with `prelude`, `real_t` as `T` and the integrand
+/// `body` spliced in at its one marker, then `after` (definitions the kernel needs), headers
+/// inlined.
+fn splice<T: GpuReal>(
+    template: &str,
+    file: &str,
+    prelude: &str,
+    body: &str,
+    after: &str,
+) -> Result<String> {
+    if template.matches(INTEGRAND_MARKER).count() != 1 {
+        return Err(GpuError::Invalid(format!(
+            "{file} must hold the integrand marker exactly once"
+        )));
+    }
+    let mut integrand = format!(
+        "{prelude}typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
+        T::CUDA_TYPE,
+        body
+    );
+    if !after.is_empty() {
+        integrand.push('\n');
+        integrand.push_str(after);
+    }
+    compile::inline_headers(&template.replacen(INTEGRAND_MARKER, &integrand, 1))
+}
+
 /// The suffix of `f`'s kernels in `kernels/functions.cu`, or why it has none.
 fn kernel_name(f: Func) -> Result<&'static str> {
     cuda::mirror_name(f).ok_or_else(|| no_kernel(f.name(), cuda::MIRRORED.iter().map(|g| g.name())))
@@ -369,6 +473,35 @@ fn no_kernel<'a>(name: &str, with: impl Iterator<Item = &'a str>) -> GpuError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_evaluate_kernel_is_named_after_its_type() {
+        let e = crate::expr::Expr::parse("1/(1+x^2)", 1).unwrap();
+        let dd = Gpu::evaluate_source::<precision::Dd>(
+            &cuda::integrand::<precision::Dd>(e.tape()).unwrap(),
+        )
+        .unwrap();
+        assert!(!dd.contains(INTEGRAND_MARKER));
+        assert!(dd.contains("typedef dd_t real_t;"));
+        assert_eq!(
+            dd.matches("#define HPQ_EVALUATE_KERNEL evaluate_dd\n")
+                .count(),
+            1
+        );
+        let define = dd.find("#define HPQ_EVALUATE_KERNEL").unwrap();
+        assert!(define < dd.find("void HPQ_EVALUATE_KERNEL(").unwrap());
+        // No function mirrors for a rational integrand; all of them for one with a function.
+        assert!(!dd.contains("hpq_exp"));
+        let e = crate::expr::Expr::parse("exp(x)", 1).unwrap();
+        let qd = Gpu::evaluate_source::<precision::Qd>(
+            &cuda::integrand::<precision::Qd>(e.tape()).unwrap(),
+        )
+        .unwrap();
+        assert!(qd.contains("evaluate_qd") && qd.contains("hpq_exp"));
+        // The uniform sum's source gets no kernel name definition.
+        let sum = Gpu::integrand_source::<f64>(&cuda::integrand::<f64>(e.tape()).unwrap()).unwrap();
+        assert!(!sum.contains("HPQ_EVALUATE_KERNEL"));
+    }
 
     #[test]
     fn a_function_without_a_kernel_is_invalid() {

@@ -2,7 +2,7 @@
 //! `#[repr(C)]` components of `f64`, `Dd` and `Qd`, most significant first.
 #![deny(unsafe_code)]
 
-use precision::{Dd, Qd};
+use precision::{Dd, Qd, Real};
 
 mod sealed {
     pub trait Sealed {}
@@ -122,6 +122,33 @@ pub(crate) fn from_limbs<T: GpuReal>(limbs: &[f64]) -> Vec<T> {
     limbs.chunks_exact(T::LIMBS).map(T::from_limbs).collect()
 }
 
+/// Writes `values` limb-major into `out` (`values.len() * T::LIMBS` doubles): limb j of value
+/// i at `j * values.len() + i`, the layout of `kernels/evaluate.cu`.
+pub(crate) fn to_limb_major<T: Real>(values: &[T], out: &mut [f64]) {
+    let n = values.len();
+    if n == 0 {
+        return;
+    }
+    for (j, column) in out.chunks_exact_mut(n).take(T::LIMBS).enumerate() {
+        for (slot, v) in column.iter_mut().zip(values) {
+            *slot = v.limbs()[j];
+        }
+    }
+}
+
+/// The `n` values of a limb-major array of `n * T::LIMBS` doubles ([`to_limb_major`]).
+pub(crate) fn from_limb_major<T: Real>(limbs: &[f64], n: usize) -> Vec<T> {
+    (0..n)
+        .map(|i| {
+            let mut value = [0.0; 4];
+            for (j, v) in value[..T::LIMBS].iter_mut().enumerate() {
+                *v = limbs[j * n + i];
+            }
+            T::from_limbs(&value[..T::LIMBS])
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +161,36 @@ mod tests {
         assert_eq!(from_limbs::<Qd>(&l), vec![q, -q]);
         let d = Dd::ONE / Dd::from(7.0);
         assert_eq!(from_limbs::<Dd>(&to_limbs(&[d])), vec![d]);
+    }
+
+    #[test]
+    fn limb_major_keeps_every_limb_in_its_column() {
+        // 1 - 1e-300 in qd: a low limb that a conversion through f64 would lose.
+        let tiny = Qd::from_components(&[1.0, -1e-300, 0.0, 0.0]);
+        let third = Qd::ONE / Qd::from(3.0);
+        let values = [third, tiny, -third];
+        let mut out = vec![f64::NAN; 12];
+        to_limb_major(&values, &mut out);
+        assert_eq!(
+            out[..3],
+            [third.components()[0], 1.0, -third.components()[0]]
+        );
+        assert_eq!(out[4], -1e-300);
+        assert_eq!(out[9], third.components()[3]);
+        let back: Vec<Qd> = from_limb_major(&out, 3);
+        assert_eq!(back.len(), 3);
+        for (b, v) in back.iter().zip(&values) {
+            assert_eq!(b.components(), v.components());
+        }
+        let d = [Dd::ONE / Dd::from(7.0), Dd::from_components(&[1.0, 1e-300])];
+        let mut out = vec![0.0; 4];
+        to_limb_major(&d, &mut out);
+        assert_eq!(out[3], 1e-300);
+        assert_eq!(from_limb_major::<Dd>(&out, 2), d.to_vec());
+        let mut out = vec![0.0; 2];
+        to_limb_major(&[0.5, -2.0], &mut out);
+        assert_eq!(from_limb_major::<f64>(&out, 2), vec![0.5, -2.0]);
+        assert!(from_limb_major::<Qd>(&[], 0).is_empty());
     }
 
     #[test]
