@@ -55,7 +55,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let method = parse_method(&args.method)?;
     let precisions = match args.precision.as_deref() {
         None => vec![Precision::F64, Precision::Dd, Precision::Qd],
-        Some(p) => vec![p.parse::<Precision>().map_err(|e| format!("--precision: {e}"))?],
+        Some(p) => vec![p
+            .parse::<Precision>()
+            .map_err(|e| format!("--precision: {e}"))?],
     };
     let text = std::fs::read_to_string(&args.suite).map_err(|e| format!("{}: {e}", args.suite))?;
     let suite: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", args.suite))?;

@@ -78,7 +78,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         };
         let name = field("name")?;
         let (from, to) = (field("from")?, field("to")?);
-        let spec = spec(&name, &to).ok_or_else(|| format!("{name}: no MPFR spec in this program"))?;
+        let spec =
+            spec(&name, &to).ok_or_else(|| format!("{name}: no MPFR spec in this program"))?;
         let (a, b) = (mp(&from), mp(&to));
         let samples = samples(&name, &field("hpquad")?, &spec.f, &a, &b)?;
         let quad = integrate(&spec, &a, &b).map_err(|e| format!("{name}: {e}"))?;
@@ -326,9 +327,7 @@ fn spec(name: &str, to: &str) -> Option<Spec> {
             Float::with_val(PREC, 120u32),
         ),
         "sinc_exp" => closed(
-            Box::new(|x| {
-                Float::with_val(PREC, x.sin_ref()) / x * Float::with_val(PREC, -x).exp()
-            }),
+            Box::new(|x| Float::with_val(PREC, x.sin_ref()) / x * Float::with_val(PREC, -x).exp()),
             "atan 1 = π/4",
             pi() / 4u32,
         ),
@@ -418,7 +417,11 @@ fn integrate(spec: &Spec, a: &Float, b: &Float) -> Result<Quadrature, String> {
         });
     }
     if b.is_infinite() || a.is_infinite() {
-        let (finite, sign) = if b.is_infinite() { (a, 1i32) } else { (b, -1i32) };
+        let (finite, sign) = if b.is_infinite() {
+            (a, 1i32)
+        } else {
+            (b, -1i32)
+        };
         let finite = finite.clone();
         let g = move |t: &Float| -> Float {
             let one_minus = Float::with_val(PREC, 1u32 - t);
@@ -429,7 +432,11 @@ fn integrate(spec: &Spec, a: &Float, b: &Float) -> Result<Quadrature, String> {
             let x = Float::with_val(PREC, t / &one_minus) * sign + &finite;
             f(&x) / one_minus.square()
         };
-        let q = tanh_sinh(&g, &Float::with_val(PREC, 0u32), &Float::with_val(PREC, 1u32))?;
+        let q = tanh_sinh(
+            &g,
+            &Float::with_val(PREC, 0u32),
+            &Float::with_val(PREC, 1u32),
+        )?;
         return Ok(Quadrature {
             value: q.value,
             agreement: q.agreement,
@@ -466,7 +473,9 @@ fn integrate(spec: &Spec, a: &Float, b: &Float) -> Result<Quadrature, String> {
         let tail = Float::with_val(PREC, b - &end) * f(&end);
         let relative = -Float::with_val(PREC, &tail / &value).log10().to_f64();
         if relative < 110.0 {
-            return Err(format!("the tail beyond the cut is only 10^-{relative:.0} relative"));
+            return Err(format!(
+                "the tail beyond the cut is only 10^-{relative:.0} relative"
+            ));
         }
         how += &format!(
             "; integrated to {end:.4}, the rest ≤ (b − {end:.4}) f({end:.4}) is 10^-{relative:.0} \
@@ -509,7 +518,8 @@ fn tanh_sinh(f: &dyn Fn(&Float) -> Float, a: &Float, b: &Float) -> Result<TanhSi
         let near_a = Float::with_val(PREC, a + &d);
         let near_b = Float::with_val(PREC, b - &d);
         let v = (f(&near_a) + f(&near_b)) * &w * &width;
-        let small = Float::with_val(PREC, v.abs_ref()) < Float::with_val(PREC, &negligible * &scale);
+        let small =
+            Float::with_val(PREC, v.abs_ref()) < Float::with_val(PREC, &negligible * &scale);
         if w.is_zero() || (w < negligible && small) {
             None
         } else {

@@ -83,11 +83,11 @@ template <class T, class Run> bool with_case(const std::string& name, Run&& run)
     return false;
 }
 
-// Integrates `f` over [a, b] once with `integrator`-appropriate method; returns the value and
-// fills error and levels.
+// One integration's result as Boost reports it.
 template <class T> struct Outcome {
     T value = 0;
     T error = 0;
+    T l1 = 0;
     std::size_t levels = 0;
 };
 
@@ -110,8 +110,7 @@ template <class T> int run(const std::string& name, const std::string& from, con
             once = [&]() {
                 if (!ts) ts.reset(new tanh_sinh<T>());
                 Outcome<T> o;
-                T l1;
-                o.value = ts->integrate(f, a, b, boost::math::tools::root_epsilon<T>(), &o.error, &l1, &o.levels);
+                o.value = ts->integrate(f, a, b, boost::math::tools::root_epsilon<T>(), &o.error, &o.l1, &o.levels);
                 return o;
             };
         } else if (a_inf && b_inf) {
@@ -119,8 +118,7 @@ template <class T> int run(const std::string& name, const std::string& from, con
             once = [&]() {
                 if (!ss) ss.reset(new sinh_sinh<T>());
                 Outcome<T> o;
-                T l1;
-                o.value = ss->integrate(f, boost::math::tools::root_epsilon<T>(), &o.error, &l1, &o.levels);
+                o.value = ss->integrate(f, boost::math::tools::root_epsilon<T>(), &o.error, &o.l1, &o.levels);
                 return o;
             };
         } else {
@@ -128,8 +126,7 @@ template <class T> int run(const std::string& name, const std::string& from, con
             once = [&]() {
                 if (!es) es.reset(new exp_sinh<T>());
                 Outcome<T> o;
-                T l1;
-                o.value = es->integrate(f, a, b, boost::math::tools::root_epsilon<T>(), &o.error, &l1, &o.levels);
+                o.value = es->integrate(f, a, b, boost::math::tools::root_epsilon<T>(), &o.error, &o.l1, &o.levels);
                 return o;
             };
         }
@@ -149,9 +146,14 @@ template <class T> int run(const std::string& name, const std::string& from, con
                 spent += t;
                 ++reps;
             }
-            std::printf("{%s,\"value\":\"%s\",\"error\":\"%s\",\"levels\":%zu,\"evaluations\":%llu,"
+            // Boost stops at its finest level without a word when the tolerance is not met:
+            // its own test, error <= tolerance * L1, says whether it was.
+            const bool converged = o.error <= boost::math::tools::root_epsilon<T>() * o.l1;
+            std::printf("{%s,\"value\":\"%s\",\"error\":\"%s\",\"l1\":\"%s\",\"converged\":%s,"
+                        "\"levels\":%zu,\"evaluations\":%llu,"
                         "\"first_s\":%.9g,\"best_s\":%.9g,\"reps\":%d}\n",
-                        fields.c_str(), digits(o.value).c_str(), digits(o.error).c_str(), o.levels,
+                        fields.c_str(), digits(o.value).c_str(), digits(o.error).c_str(),
+                        digits(o.l1).c_str(), converged ? "true" : "false", o.levels,
                         first_evaluations, first, reps ? best : first, reps);
         } catch (const std::exception& e) {
             std::printf("{%s,\"failure\":%s,\"evaluations\":%llu}\n", fields.c_str(),
