@@ -14,7 +14,8 @@ pub enum Error {
     /// precision.
     #[error(
         "the integrand is {value} at x = {x}; the methods need a finite value at every sample \
-         point (a singularity at an endpoint will be handled by tanh-sinh quadrature)"
+         point (tanh-sinh, the automatic method's choice for endpoint singularities, never \
+         samples the endpoints themselves)"
     )]
     NonFinite {
         /// The point, printed in the working precision.
@@ -26,7 +27,7 @@ pub enum Error {
     /// A bound is ±infinity, which the uniform-grid methods cannot sample.
     #[error(
         "the {which} bound is {value}, but {method} needs a finite interval; \
-         infinite intervals will come with tanh-sinh quadrature"
+         tanh-sinh, Gauss-Kronrod, Gauss-Legendre and auto integrate over infinite ones"
     )]
     InfiniteBound {
         /// "lower" or "upper".

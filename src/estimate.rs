@@ -89,18 +89,23 @@ pub struct Estimate {
     pub error: f64,
     /// Integrand evaluations.
     pub evaluations: u64,
-    /// Trapezoid levels computed (rows of `table`).
+    /// Levels computed: trapezoid levels (rows of `table`) for Romberg, step-halving levels for
+    /// tanh-sinh, subdivision steps for the adaptive Gauss rules.
     pub levels: u32,
     /// Whether `error` meets the tolerance.
     pub converged: bool,
     /// Wall-clock time of the whole computation.
     pub elapsed: Duration,
-    /// The extrapolation table, row i starting with the trapezoid value T(h / 2^i).
+    /// Romberg's and Richardson's extrapolation table, row i starting with the trapezoid value
+    /// T(h / 2^i); see each method for what the others record.
     pub table: Vec<Vec<Value>>,
     /// Which device did each stage, on how many points, in what time.
     pub stages: Vec<Stage>,
-    /// The method that produced it.
+    /// The method that produced it (under [`Method::Auto`], the one it chose).
     pub method: Method,
+    /// Why [`Method::Auto`] chose `method`: the probe's finding and any fallback; `None` when
+    /// the method was asked for by name.
+    pub reason: Option<String>,
 }
 
 impl Estimate {
@@ -123,6 +128,7 @@ impl Estimate {
                 .collect(),
             stages: outcome.stages,
             method,
+            reason: None,
         }
     }
 }

@@ -12,7 +12,10 @@ use crate::estimate::{Estimate, Value};
 use crate::expr::Expr;
 use crate::gpu::{self, GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
-use crate::methods::{richardson, romberg, trapezoid, Interval, Options, Outcome};
+use crate::methods::{
+    auto, gauss_kronrod, gauss_legendre, richardson, romberg, tanh_sinh, trapezoid, Interval,
+    Options, Outcome,
+};
 use crate::options::{Device, Method, Precision};
 
 /// A bound as given: a double, or text parsed in the working precision.
@@ -81,7 +84,7 @@ impl<F: Integrand> Integral<F> {
             integrand,
             lower: None,
             upper: None,
-            method: Method::Romberg,
+            method: Method::default(),
             precision: Precision::default(),
             device: Device::default(),
             options: Options::default(),
@@ -104,7 +107,8 @@ impl<F: Integrand> Integral<F> {
         self
     }
 
-    /// The method (default Romberg).
+    /// The method (default [`Method::Auto`]: chosen from the interval and a probe of the
+    /// integrand; the estimate says which ran and why).
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
         self
@@ -213,11 +217,14 @@ impl<F: Integrand> Integral<F> {
                 richardson::richardson(f, backend, interval, intervals, grids, options)?
             }
             Method::Romberg => romberg::romberg(f, backend, interval, options)?,
-            Method::TanhSinh | Method::GaussLegendre | Method::GaussKronrod | Method::Auto => {
-                return Err(Error::InvalidOption {
-                    option: "method",
-                    reason: format!("{} is being built; use Method::Romberg", self.method),
-                })
+            Method::TanhSinh => tanh_sinh::tanh_sinh(f, backend, interval, options)?,
+            Method::GaussLegendre => gauss_legendre::gauss_legendre(f, backend, interval, options)?,
+            Method::GaussKronrod => gauss_kronrod::gauss_kronrod(f, backend, interval, options)?,
+            Method::Auto => {
+                let (outcome, choice) = auto::auto(f, backend, interval, options)?;
+                let mut estimate = Estimate::from_outcome(outcome, choice.method);
+                estimate.reason = Some(choice.reason);
+                return Ok(estimate);
             }
         };
         Ok(Estimate::from_outcome(outcome, self.method))

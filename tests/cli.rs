@@ -157,11 +157,29 @@ fn integrate_agrees_with_closed_forms_in_each_precision() {
 
 #[test]
 fn integrate_reports_bad_input_clearly() {
-    let pole = hpquad(&["integrate", "1/(x-0.5)", "--from", "0", "--to", "1"]);
+    let pole = hpquad(&[
+        "integrate",
+        "1/(x-0.5)",
+        "--from",
+        "0",
+        "--to",
+        "1",
+        "-m",
+        "romberg",
+    ]);
     assert_eq!(pole.status.code(), Some(1));
     assert!(stderr(&pole).contains("x = 0.5"), "{}", stderr(&pole));
 
-    let infinite = hpquad(&["integrate", "exp(-x)", "--from", "0", "--to", "inf"]);
+    let infinite = hpquad(&[
+        "integrate",
+        "exp(-x)",
+        "--from",
+        "0",
+        "--to",
+        "inf",
+        "-m",
+        "romberg",
+    ]);
     assert_eq!(infinite.status.code(), Some(2));
     assert!(
         stderr(&infinite).contains("tanh-sinh"),
@@ -190,11 +208,75 @@ fn integrate_flags_an_unmet_tolerance() {
         "3",
         "-p",
         "qd",
+        "-m",
+        "romberg",
         "--max-levels",
         "6",
     ]);
     assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains("not met"), "{}", stderr(&out));
+    for method in ["auto", "tanh-sinh", "gauss-legendre", "gauss-kronrod"] {
+        let out = hpquad(&[
+            "integrate",
+            "sqrt(x)*exp(-x*x)",
+            "--from",
+            "0",
+            "--to",
+            "3",
+            "-p",
+            "qd",
+            "-m",
+            method,
+            "--max-evals",
+            "40",
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{method}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not met"),
+            "{method}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn integrate_over_infinite_ranges_and_says_what_auto_chose() {
+    // ∫₀^∞ e^(−x) dx = 1 and ∫ e^(−x²) dx over the real line = √π.
+    let sqrt_pi = format!(
+        "{:.70}",
+        Float::with_val(400, rug::float::Constant::Pi).sqrt()
+    );
+    for (expression, from, to, exact) in [
+        ("exp(-x)", "0", "inf", "1".to_string()),
+        ("exp(-x*x)", "-inf", "inf", sqrt_pi),
+    ] {
+        let out = hpquad(&[
+            "integrate",
+            expression,
+            "--from",
+            from,
+            "--to",
+            to,
+            "-p",
+            "dd",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{expression}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let value = json["value"].as_str().unwrap_or_default();
+        assert!(
+            correct_digits(value, &exact) >= 29.0,
+            "{expression}: {value}"
+        );
+        assert_eq!(json["method"], "tanh-sinh", "{json}");
+        assert!(
+            json["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("infinite"),
+            "{json}"
+        );
+    }
 }
 
 #[test]

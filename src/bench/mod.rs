@@ -41,8 +41,8 @@ pub fn devices() -> Vec<Device> {
 /// reference's own trusted digits (2^-212 is about 1.5e-64).
 const QD_REFERENCE_DIGITS: f64 = 63.0;
 
-/// The digits a precision should reach on the quick suite with Romberg at its tightest
-/// tolerance; `hpquad bench --quick` fails when one is missed.
+/// The digits a precision should reach on the quick suite with every adaptive method at its
+/// tightest tolerance; `hpquad bench --quick` fails when one is missed.
 pub fn required_digits(precision: Precision) -> f64 {
     match precision {
         Precision::F64 => 14.0,
@@ -162,28 +162,50 @@ pub const METHODS: &[BenchMethod] = &[
             Work::Tolerance(_) => None,
         },
     },
-    BenchMethod {
-        name: "romberg",
-        adaptive: true,
-        work: |precision, scale| {
-            let reach = reach(precision);
-            let mut exponents: Vec<i32> = match scale {
-                Scale::Quick => vec![8],
-                Scale::Full => (1..).map(|k| 4 * k).take_while(|&e| e < reach).collect(),
-            };
-            exponents.push(reach);
-            exponents
-                .into_iter()
-                .map(|e| Work::Tolerance(ten_to_minus(e)))
-                .collect()
-        },
-        configure: |work| match work {
-            Work::Tolerance(t) => (Method::Romberg, Some(t)),
-            Work::Intervals(_) => (Method::Romberg, None),
-        },
-        evaluations: |_| None,
-    },
+    adaptive("romberg", |work| (Method::Romberg, tolerance_of(work))),
+    adaptive("tanh-sinh", |work| (Method::TanhSinh, tolerance_of(work))),
+    adaptive("gauss-legendre", |work| {
+        (Method::GaussLegendre, tolerance_of(work))
+    }),
+    adaptive("gauss-kronrod", |work| {
+        (Method::GaussKronrod, tolerance_of(work))
+    }),
+    adaptive("auto", |work| (Method::Auto, tolerance_of(work))),
 ];
+
+/// An adaptive method's entry: its curve runs over [`tolerances`].
+const fn adaptive(name: &'static str, configure: fn(Work) -> (Method, Option<f64>)) -> BenchMethod {
+    BenchMethod {
+        name,
+        adaptive: true,
+        work: tolerances,
+        configure,
+        evaluations: |_| None,
+    }
+}
+
+/// The tolerance axis of an adaptive method: 1e-4, 1e-8, ... down to what the precision can
+/// reach (the quick sweep: 1e-8 and the reach).
+fn tolerances(precision: Precision, scale: Scale) -> Vec<Work> {
+    let reach = reach(precision);
+    let mut exponents: Vec<i32> = match scale {
+        Scale::Quick => vec![8],
+        Scale::Full => (1..).map(|k| 4 * k).take_while(|&e| e < reach).collect(),
+    };
+    exponents.push(reach);
+    exponents
+        .into_iter()
+        .map(|e| Work::Tolerance(ten_to_minus(e)))
+        .collect()
+}
+
+/// The tolerance an amount of work asks for (none for a fixed grid: the method's default).
+fn tolerance_of(work: Work) -> Option<f64> {
+    match work {
+        Work::Tolerance(t) => Some(t),
+        Work::Intervals(_) => None,
+    }
+}
 
 /// What became of one point.
 #[derive(Debug, Clone, PartialEq)]
@@ -556,8 +578,9 @@ pub fn correct_digits(value: &Value, reference: &Reference) -> Result<(f64, f64)
     Ok((digits, error.to_f64()))
 }
 
-/// The quick-mode checks: on every integral of the quick suite that ran, Romberg at its
-/// tightest tolerance must reach [`required_digits`] in each precision and on each device.
+/// The quick-mode checks: on every integral of the quick suite that ran, every adaptive method
+/// at its tightest tolerance must reach [`required_digits`] in each precision and on each
+/// device.
 /// Returns the failures, one line each (empty when all pass), and the number of checks made.
 pub fn check(points: &[Point]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
@@ -565,7 +588,8 @@ pub fn check(points: &[Point]) -> (Vec<String>, usize) {
     for p in points {
         let Work::Tolerance(t) = p.work else { continue };
         let tightest = ten_to_minus(reach(p.precision));
-        if p.method != "romberg" || t != tightest || !suite::QUICK.contains(&p.integral.as_str()) {
+        let adaptive = METHODS.iter().any(|m| m.name == p.method && m.adaptive);
+        if !adaptive || t != tightest || !suite::QUICK.contains(&p.integral.as_str()) {
             continue;
         }
         checked += 1;

@@ -152,7 +152,11 @@ fn draw<DB: DrawingBackend>(
                         .map(|m| (m.seconds, m.digits, p.status == Status::Converged))
                 })
                 .collect();
-            let width = if method == "romberg" { 2 } else { 1 };
+            let width = if matches!(method, "romberg" | "auto") {
+                2
+            } else {
+                1
+            };
             chart.draw_series(LineSeries::new(
                 curve.iter().map(|&(t, d, _)| (t, d)),
                 colour.stroke_width(width),

@@ -12,9 +12,20 @@ pub const NOT_CONVERGED: u8 = 3;
 /// The methods selectable on the command line.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum MethodName {
-    Trapezoid,
-    Richardson,
+    /// Chosen from the interval and a probe of the integrand (printed with the reason).
+    Auto,
+    /// Tanh-sinh; exp-sinh and sinh-sinh on infinite intervals.
+    TanhSinh,
+    /// Adaptive Gauss-Legendre.
+    GaussLegendre,
+    /// Adaptive Gauss-Kronrod (QUADPACK QAG style).
+    GaussKronrod,
+    /// Romberg extrapolation of the trapezoid rule.
     Romberg,
+    /// Richardson extrapolation over --grids trapezoid grids.
+    Richardson,
+    /// The composite trapezoid rule on --intervals intervals.
+    Trapezoid,
 }
 
 /// Options of `hpquad integrate`.
@@ -26,14 +37,14 @@ pub enum MethodName {
 pub struct IntegrateArgs {
     /// The integrand in x, e.g. "exp(2*x)*sin(3*x)".
     pub expression: String,
-    /// Lower bound, parsed in the working precision ("0", "pi/4", "1e-6").
+    /// Lower bound, parsed in the working precision ("0", "pi/4", "1e-6", "-inf").
     #[arg(long, allow_hyphen_values = true)]
     pub from: String,
-    /// Upper bound, parsed in the working precision.
+    /// Upper bound, parsed in the working precision ("inf" for an infinite range).
     #[arg(long, allow_hyphen_values = true)]
     pub to: String,
     /// Integration method.
-    #[arg(long, short, value_enum, default_value = "romberg")]
+    #[arg(long, short, value_enum, default_value = "auto")]
     pub method: MethodName,
     /// Intervals of the trapezoid rule, or of Richardson's coarsest grid.
     #[arg(long, default_value_t = 1024)]
@@ -53,7 +64,7 @@ pub struct IntegrateArgs {
     /// Cap on integrand evaluations.
     #[arg(long)]
     pub max_evals: Option<u64>,
-    /// Cap on Romberg levels.
+    /// Cap on levels (Romberg; tanh-sinh step halvings).
     #[arg(long)]
     pub max_levels: Option<u32>,
     /// Split the interval into this many pieces refined separately (Romberg).
@@ -81,6 +92,10 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
             grids: args.grids,
         },
         MethodName::Romberg => Method::Romberg,
+        MethodName::TanhSinh => Method::TanhSinh,
+        MethodName::GaussLegendre => Method::GaussLegendre,
+        MethodName::GaussKronrod => Method::GaussKronrod,
+        MethodName::Auto => Method::Auto,
     };
     let mut integral = Integral::new(&args.expression)
         .map_err(CliError::input)?
@@ -139,6 +154,9 @@ fn print_text(estimate: &Estimate) {
         estimate.value.precision(),
         devices_used(estimate)
     );
+    if let Some(reason) = &estimate.reason {
+        say!("auto chose {}: {reason}", estimate.method);
+    }
 }
 
 fn to_json(args: &IntegrateArgs, estimate: &Estimate) -> serde_json::Value {
@@ -147,6 +165,7 @@ fn to_json(args: &IntegrateArgs, estimate: &Estimate) -> serde_json::Value {
         "from": args.from,
         "to": args.to,
         "method": estimate.method.to_string(),
+        "reason": estimate.reason,
         "precision": estimate.value.precision().to_string(),
         "value": estimate.value.to_string(),
         "error_estimate": estimate.error,

@@ -119,6 +119,12 @@ pub(crate) fn mapped<T: Real>(
     }
 }
 
+/// The most times a piece is halved. A kink or a jump inside the interval costs one halving
+/// per 2 bits of accuracy (the piece holding it contributes O(width²)), so qd needs about 110;
+/// [`splittable`] stops earlier on pieces near the rounding level. `Options::max_levels` is
+/// Romberg's and tanh-sinh's cap, not this one.
+pub(crate) const MAX_DEPTH: u32 = 160;
+
 /// Whether [a, b] can be halved: its midpoint lies strictly inside with room for a rule's
 /// nodes (a width of a few hundred units in the last place).
 pub(crate) fn splittable<T: Real>(a: T, b: T) -> bool {

@@ -23,12 +23,12 @@
 //! next worst while the error of the pieces left alone still exceeds half the tolerance, at
 //! most [`MAX_BATCH`]) and evaluates all their new nodes in one backend call; a piece whose
 //! error is its rounding floor is final (halving it would not help); a piece is not halved
-//! past `options.max_levels` halvings or below a few hundred ulp of width. Infinite bounds
+//! past `adaptive::MAX_DEPTH` halvings or below a few hundred ulp of width. Infinite bounds
 //! are mapped to a finite interval (see `adaptive.rs`).
 
 use precision::Real;
 
-use super::adaptive::{mapped, splittable, Map, Worklist};
+use super::adaptive::{mapped, splittable, Map, Worklist, MAX_DEPTH};
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -204,8 +204,8 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
         for (&(a, b, depth), values) in spans.iter().zip(values.chunks(rule.points())) {
             let piece = estimate(rule, a, b, depth, values);
             // A piece is final when its error is rounding alone, when it has been halved
-            // max_levels times, or when it is too narrow to halve.
-            if piece.error > piece.floor && depth < self.options.max_levels && splittable(a, b) {
+            // MAX_DEPTH times, or when it is too narrow to halve.
+            if piece.error > piece.floor && depth < MAX_DEPTH && splittable(a, b) {
                 self.worklist.push(self.pieces.len(), piece.error);
             }
             self.pieces.push(piece);

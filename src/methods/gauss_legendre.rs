@@ -35,7 +35,7 @@
 
 use precision::Real;
 
-use super::adaptive::{mapped, splittable, Map, Worklist};
+use super::adaptive::{mapped, splittable, Map, Worklist, MAX_DEPTH};
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -235,9 +235,9 @@ impl<T: Real> Piece<T> {
 
     /// Whether more work could lower the error: above the floor, and a higher degree or a
     /// halving is still allowed.
-    fn refinable(&self, cap: usize, max_levels: u32) -> bool {
+    fn refinable(&self, cap: usize) -> bool {
         self.error > self.floor()
-            && (self.last().degree < cap || (self.depth < max_levels && splittable(self.a, self.b)))
+            && (self.last().degree < cap || (self.depth < MAX_DEPTH && splittable(self.a, self.b)))
     }
 }
 
@@ -339,7 +339,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             for &k in &taken {
                 let piece = &self.pieces[k];
                 let share = 0.5 * tolerance * ((piece.b - piece.a).to_f64() / total_width);
-                let halvable = piece.depth < options.max_levels && splittable(piece.a, piece.b);
+                let halvable = piece.depth < MAX_DEPTH && splittable(piece.a, piece.b);
                 let plan = match piece.plan(share, cap, self.reach()) {
                     Plan::Halve if !halvable => Plan::Degree(piece.last().degree + 1),
                     plan => plan,
@@ -474,7 +474,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 }
             };
             let piece = &self.pieces[index];
-            if piece.refinable(cap, self.options.max_levels) {
+            if piece.refinable(cap) {
                 self.worklist.push(index, piece.error);
             }
         }

@@ -22,6 +22,7 @@
 //! ```
 
 mod adaptive;
+pub mod auto;
 pub mod gauss_kronrod;
 pub mod gauss_legendre;
 pub mod richardson;
