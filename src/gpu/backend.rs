@@ -212,6 +212,29 @@ pub fn gpu_min_points<T: Real>() -> u64 {
     }
 }
 
+/// The fewest points for which one GPU point-list evaluation ([`Backend::evaluate`]) beats
+/// the CPU, per precision.
+///
+/// Measured with `gpu_evaluate_timing` (tests/gpu_evaluate.rs) on the H100 lender machine
+/// (NVIDIA H100 80GB HBM3, 16 CPU cores): GPU time including packing and both copies against
+/// rayon over all 16 cores, n = 2^8 .. 2^20. In qd the GPU won from 2^8 on (the π rational:
+/// 0.62 of the CPU's time at 2^8, 0.26-0.67 above; sqrt(exp(cos(x^(x^x)))): 0.14 at 2^8, 0.03
+/// to 0.07 above). In f64 and dd it never won (GPU/CPU 1.3 to 5 in dd, 1.7 to 43 in f64, up
+/// to 2^20 points): the copies of the points and values cost more than the evaluation, so
+/// point lists stay on the CPU in those precisions. `HPQUAD_GPU_MIN_POINTS` overrides.
+pub fn gpu_min_list_points<T: Real>() -> u64 {
+    if let Some(n) = std::env::var("HPQUAD_GPU_MIN_POINTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    match T::NAME {
+        "f64" | "dd" => u64::MAX,
+        _ => 1 << 8,
+    }
+}
+
 /// The CPU for small grids, the GPU (when there is one and the integrand is an expression) for
 /// grids of at least [`gpu_min_points`] points.
 ///
@@ -241,7 +264,7 @@ impl HybridBackend {
         self.gpu.is_some()
             && f.dims() == 1
             && f.tape().is_some()
-            && count as u64 >= gpu_min_points::<T>()
+            && count as u64 >= gpu_min_list_points::<T>()
     }
 }
 

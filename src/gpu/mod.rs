@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaStream};
 use precision::Real;
 
-pub use backend::{gpu_min_points, GpuBackend, HybridBackend};
+pub use backend::{gpu_min_list_points, gpu_min_points, GpuBackend, HybridBackend};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
