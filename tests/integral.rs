@@ -178,18 +178,27 @@ fn errors_say_what_and_where() {
     let err = Integral::new("x")
         .expect("parses")
         .over(0.0..f64::INFINITY)
+        .method(Method::Romberg)
         .compute()
         .expect_err("infinite");
     assert!(
         err.to_string()
-            .contains("infinite intervals will come with tanh-sinh"),
+            .contains("tanh-sinh, Gauss-Kronrod, Gauss-Legendre and auto integrate"),
         "{err}"
     );
+    // The automatic method takes the infinite range, and says that ∫₀^∞ x dx did not converge.
+    let divergent = Integral::new("x")
+        .expect("parses")
+        .over(0.0..f64::INFINITY)
+        .compute()
+        .expect("runs");
+    assert!(!divergent.converged, "{divergent}");
 
     let err = Integral::new("1/x")
         .expect("parses")
         .over(0.0..1.0)
         .precision(Precision::Qd)
+        .method(Method::Romberg)
         .compute()
         .expect_err("pole at 0");
     assert!(matches!(err, Error::NonFinite { .. }), "{err}");
@@ -256,6 +265,7 @@ fn unmet_tolerance_is_not_an_error() {
         .expect("parses")
         .over(0.0..1.0)
         .precision(Precision::Dd)
+        .method(Method::Romberg)
         .tolerance(1e-30)
         .max_levels(6)
         .compute()
