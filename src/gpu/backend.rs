@@ -181,7 +181,7 @@ impl Backend for GpuBackend {
 
 /// The fewest points for which one GPU launch beats the CPU, per precision.
 ///
-/// Measured, not guessed: `gpu_bench_crossover` in tests/gpu_bench.rs, run on the H100 lender
+/// Measured, not guessed: `gpu_bench_crossover` in tests/gpu_bench.rs, run on one NVIDIA H100
 /// machine (NVIDIA H100 80GB HBM3, 16 CPU cores, rayon over all of them) with a warm kernel
 /// cache, timed one uniform sum of the π integrand `(16*x-16)/(x^4-2*x^3+4*x-4)` on each side
 /// (median of 7) for n = 2^6, 2^8, ..., 2^22 points; these are the smallest n at which the
@@ -193,7 +193,7 @@ impl Backend for GpuBackend {
 /// | dd | 2^12: 93 µs / 88 µs | 2^14: 102 µs / 143 µs | 2^14 |
 /// | qd | 2^6: 233 µs / 217 µs | 2^8: 224 µs / 675 µs | 2^8 |
 ///
-/// Command: `.device-be/bin/test-gpu_bench-test --ignored --nocapture gpu_bench_crossover`
+/// Command: `cargo test --release --test gpu_bench -- --ignored --nocapture gpu_bench_crossover`
 /// (see benches/README.md). A heavier integrand makes the CPU slower per point and moves the
 /// crossover lower, so these are conservative for it; a machine with fewer cores moves it
 /// lower too. `HPQUAD_GPU_MIN_POINTS` overrides the threshold for every precision, for
@@ -215,7 +215,7 @@ pub fn gpu_min_points<T: Real>() -> u64 {
 /// The fewest points for which one GPU point-list evaluation ([`Backend::evaluate`]) beats
 /// the CPU, per precision.
 ///
-/// Measured with `gpu_evaluate_timing` (tests/gpu_evaluate.rs) on the H100 lender machine
+/// Measured with `gpu_evaluate_timing` (tests/gpu_evaluate.rs) on one NVIDIA H100
 /// (NVIDIA H100 80GB HBM3, 16 CPU cores): GPU time including packing and both copies against
 /// rayon over all 16 cores, n = 2^8 .. 2^20. In qd the GPU won from 2^8 on (the π rational:
 /// 0.62 of the CPU's time at 2^8, 0.26-0.67 above; sqrt(exp(cos(x^(x^x)))): 0.14 at 2^8, 0.03
