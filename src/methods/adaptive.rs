@@ -18,9 +18,9 @@ use std::collections::BinaryHeap;
 
 use precision::Real;
 
-use super::{Interval, Outcome};
+use super::{ordered, Interval, Outcome};
 use crate::backend::{check_finite, Backend};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::integrand::Integrand;
 
 /// The change of variables from the interval a method works on (t) to the integrand's (x).
@@ -86,37 +86,18 @@ impl<T: Real> Map<T> {
     }
 }
 
-/// Checks the bounds, maps an infinite interval to a finite one and runs `method` on it:
-/// `run(map, lo, hi)` integrates f(x(t)) x'(t) over [lo, hi]. An empty interval integrates to
-/// 0, a reversed one to the negated integral; NaN bounds are refused. This is
-/// [`super::oriented`] with infinite bounds allowed.
+/// [`super::ordered`] with an infinite interval mapped to a finite one: `run(map, lo, hi)`
+/// integrates f(x(t)) x'(t) over [lo, hi].
 pub(crate) fn mapped<T: Real>(
     interval: Interval<T>,
     run: impl FnOnce(Map<T>, T, T) -> Result<Outcome<T>>,
 ) -> Result<Outcome<T>> {
-    for (which, bound) in [("lower", interval.a), ("upper", interval.b)] {
-        if bound.is_nan() {
-            return Err(Error::InvalidBound {
-                which,
-                text: bound.to_string(),
-                reason: "NaN is not a bound".to_string(),
-            });
-        }
-    }
-    let Interval { a, b } = interval;
-    let ordered = |a: T, b: T| match (a.is_finite(), b.is_finite()) {
+    ordered(interval, |a, b| match (a.is_finite(), b.is_finite()) {
         (true, true) => run(Map::Identity, a, b),
         (true, false) => run(Map::Upper(a), T::zero(), T::one()),
         (false, true) => run(Map::Lower(b), T::zero(), T::one()),
         (false, false) => run(Map::Whole, -T::one(), T::one()),
-    };
-    if a == b {
-        Ok(Outcome::empty())
-    } else if a < b {
-        ordered(a, b)
-    } else {
-        ordered(b, a).map(Outcome::negated)
-    }
+    })
 }
 
 /// The most times a piece is halved. A kink or a jump inside the interval costs one halving

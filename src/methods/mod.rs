@@ -195,11 +195,11 @@ impl<T: Real> Outcome<T> {
     }
 }
 
-/// Checks the bounds and runs `method` on the interval ordered lower to upper: an empty
-/// interval integrates to 0, a reversed one to the negated integral.
-pub(crate) fn oriented<T: Real>(
+/// Refuses NaN bounds and runs `run` on the interval ordered lower to upper: an empty interval
+/// integrates to 0, a reversed one to the negated integral. Infinite bounds pass through, for
+/// the methods that map them.
+pub(crate) fn ordered<T: Real>(
     interval: Interval<T>,
-    method: &'static str,
     run: impl FnOnce(T, T) -> Result<Outcome<T>>,
 ) -> Result<Outcome<T>> {
     for (which, bound) in [("lower", interval.a), ("upper", interval.b)] {
@@ -208,13 +208,6 @@ pub(crate) fn oriented<T: Real>(
                 which,
                 text: bound.to_string(),
                 reason: "NaN is not a bound".to_string(),
-            });
-        }
-        if !bound.is_finite() {
-            return Err(Error::InfiniteBound {
-                which,
-                value: bound.to_string(),
-                method,
             });
         }
     }
@@ -226,6 +219,24 @@ pub(crate) fn oriented<T: Real>(
     } else {
         run(b, a).map(Outcome::negated)
     }
+}
+
+/// [`ordered`] for the uniform-grid methods, which also refuse infinite bounds.
+pub(crate) fn oriented<T: Real>(
+    interval: Interval<T>,
+    method: &'static str,
+    run: impl FnOnce(T, T) -> Result<Outcome<T>>,
+) -> Result<Outcome<T>> {
+    for (which, bound) in [("lower", interval.a), ("upper", interval.b)] {
+        if !bound.is_nan() && !bound.is_finite() {
+            return Err(Error::InfiniteBound {
+                which,
+                value: bound.to_string(),
+                method,
+            });
+        }
+    }
+    ordered(interval, run)
 }
 
 /// The error that rounding alone leaves in a value of size `magnitude`: two units of the

@@ -50,9 +50,9 @@ pub mod nodes;
 use precision::Real;
 
 use self::nodes::{Node, Transform};
-use super::{rounding_floor, timed, Interval, Options, Outcome};
+use super::{ordered, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{non_finite, Backend};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::integrand::Integrand;
 
 /// The first level whose estimate may be accepted (h = 1/8): three levels are the least that
@@ -95,23 +95,9 @@ pub fn tanh_sinh<T: Real, F: Integrand, B: Backend>(
     options: &Options,
 ) -> Result<Outcome<T>> {
     options.validate()?;
-    let Interval { a, b } = interval;
-    for (which, bound) in [("lower", a), ("upper", b)] {
-        if bound.is_nan() {
-            return Err(Error::InvalidBound {
-                which,
-                text: bound.to_string(),
-                reason: "NaN is not a bound".to_string(),
-            });
-        }
-    }
-    if a == b {
-        Ok(Outcome::empty())
-    } else if a < b {
+    ordered(interval, |a, b| {
         integrate(f, backend, Placement::new(a, b), options)
-    } else {
-        integrate(f, backend, Placement::new(b, a), options).map(Outcome::negated)
-    }
+    })
 }
 
 /// Where the nodes of a transform land on the interval (a < b).
