@@ -364,6 +364,32 @@ impl Tape {
         self.constant.get(slot.index()).copied().unwrap_or(false)
     }
 
+    /// Whether an operation on a variable can make the expression non-smooth at a point where
+    /// it stays finite: `abs`, `floor`, `ceil`, `round`, `trunc`, `min`, `max`, `hypot` (a
+    /// kink or a jump where its arguments meet or vanish), `atan2` (a jump across its branch
+    /// cut) and `cbrt` (a finite infinite-slope point at 0). Every other operation is analytic
+    /// wherever its result is finite, except `sqrt`, `pow` and the logarithms at a zero of
+    /// their argument that the expression only touches (sqrt(x²)), which this cannot see.
+    ///
+    /// ```
+    /// use hpquad::expr::Expr;
+    /// assert!(Expr::parse("abs(x - 0.3)", 1)?.tape().has_kinks());
+    /// assert!(!Expr::parse("exp(-x) * sin(x) + abs(-2)", 1)?.tape().has_kinks());
+    /// # Ok::<(), hpquad::expr::ExprError>(())
+    /// ```
+    pub fn has_kinks(&self) -> bool {
+        self.ops.iter().enumerate().any(|(k, op)| {
+            let kinked = matches!(
+                op,
+                Op::Unary(
+                    Func::Abs | Func::Floor | Func::Ceil | Func::Round | Func::Trunc | Func::Cbrt,
+                    _
+                ) | Op::Binary(Func2::Min | Func2::Max | Func2::Hypot | Func2::Atan2, _, _)
+            );
+            kinked && !self.constant[k]
+        })
+    }
+
     /// Evaluates the expression at one point, instruction by instruction, in `T`; a reference
     /// for tests and for the CUDA generator's agreement checks. A missing coordinate is NaN.
     pub fn eval_point<T: Real>(&self, vars: &[T]) -> T {

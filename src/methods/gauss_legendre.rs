@@ -73,6 +73,15 @@ fn at_least(n: f64) -> usize {
 /// in the error estimate and in the choice of the next degree.
 const REACH: f64 = 2.0;
 
+/// The least apparent algebraic order (the p of an error falling like n^-p) of two
+/// successive differences for the convergence to count as geometric and be extrapolated.
+/// A piece with a kink or a weak singularity inside converges like n^-1.5 to n^-4 and its
+/// errors oscillate with the node positions, so two differences can suggest any rate up to
+/// about twice that; extrapolating them promised 4 to 300 times too little error (|x - c|,
+/// √|x - c| and |x - c|³ on [0, 1], f64 to qd). Below this order the error is the larger of
+/// the last two differences.
+const GEOMETRIC_ORDER: f64 = 8.0;
+
 /// Differences within this many ulp of the integral's scale are taken for rounding noise.
 const NOISE: f64 = 1000.0;
 
@@ -157,8 +166,10 @@ impl<T: Real> Piece<T> {
             return (floor.max(d_last), None);
         }
         let d_prev = (s[k - 2].value - s[k - 3].value).abs().to_f64();
-        if d_last < d_prev {
-            let nodes = |i: usize| DEGREES[s[i].degree] as f64;
+        let nodes = |i: usize| DEGREES[s[i].degree] as f64;
+        // The algebraic order n^-p that the last two differences would show.
+        let order = (d_prev / d_last).ln() / (nodes(k - 2) / nodes(k - 3)).ln();
+        if d_last < d_prev && order >= GEOMETRIC_ORDER {
             let observed = nodes(k - 2) - nodes(k - 3);
             let rate = (d_last / d_prev).powf(1.0 / observed);
             // Extrapolated no further than twice the span the rate was seen over: an

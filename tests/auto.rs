@@ -1,0 +1,121 @@
+//! The automatic method's choice on the kinds of integral it tells apart, and the answer it
+//! then gives, against closed forms evaluated in MPFR (rug), in f64, dd and qd.
+
+use hpquad::precision::Real;
+use hpquad::{Estimate, Integral, Method, Precision, Value};
+use rug::float::Constant;
+use rug::ops::Pow;
+use rug::Float;
+
+const BITS: u32 = 600;
+
+fn float(x: f64) -> Float {
+    Float::with_val(BITS, x)
+}
+
+/// The estimate's exact value in MPFR: the sum of its limbs.
+fn exact(value: &Value) -> Float {
+    let limbs = match *value {
+        Value::F64(x) => vec![x],
+        Value::Dd(x) => x.limbs().to_vec(),
+        Value::Qd(x) => x.limbs().to_vec(),
+    };
+    limbs.into_iter().fold(float(0.0), |sum, limb| sum + limb)
+}
+
+/// Significant digits each precision must reach (the default tolerance is 1000 ulp).
+fn wanted(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => 12.5,
+        Precision::Dd => 28.5,
+        Precision::Qd => 59.5,
+    }
+}
+
+/// Integrates `source` over [from, to] with the default method and checks the method chosen,
+/// convergence, the digits against `reference` and that the error estimate covers the error.
+fn check(source: &str, from: &str, to: &str, reference: &Float, method: Method) {
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let estimate: Estimate = Integral::new(source)
+            .expect("the expression parses")
+            .bounds(from, to)
+            .precision(precision)
+            .compute()
+            .expect("the integral runs");
+        let what = format!("{source} on [{from}, {to}] in {precision:?}");
+        assert_eq!(estimate.method, method, "{what}: {:?}", estimate.reason);
+        assert!(estimate.reason.is_some(), "{what}: auto gives its reason");
+        assert!(estimate.converged, "{what}: not converged: {estimate:?}");
+        let error = Float::with_val(BITS, exact(&estimate.value) - reference)
+            .abs()
+            .to_f64();
+        let digits = -(error / reference.to_f64().abs()).log10();
+        assert!(
+            digits >= wanted(precision),
+            "{what}: {digits:.1} digits, error {error:.1e}"
+        );
+        assert!(
+            error <= estimate.error,
+            "{what}: error {error:.1e} above its estimate {:.1e}",
+            estimate.error
+        );
+    }
+}
+
+#[test]
+fn analytic_integrands_get_gauss_legendre() {
+    // ∫₀⁷ e^(2x) sin 3x dx = [e^(2x) (2 sin 3x − 3 cos 3x) / 13]₀⁷.
+    let seven = float(7.0);
+    let at_seven = Float::with_val(BITS, &seven * 2u32).exp()
+        * (Float::with_val(BITS, &seven * 3u32).sin() * 2u32
+            - Float::with_val(BITS, &seven * 3u32).cos() * 3u32);
+    let reference = (at_seven + 3u32) / 13u32;
+    check(
+        "exp(2*x)*sin(3*x)",
+        "0",
+        "7",
+        &reference,
+        Method::GaussLegendre,
+    );
+
+    // ∫₀¹ 4/(1+x²) dx = π.
+    let pi = Float::with_val(BITS, Constant::Pi);
+    check("4/(1+x^2)", "0", "1", &pi, Method::GaussLegendre);
+}
+
+#[test]
+fn kinks_inside_get_gauss_kronrod() {
+    // ∫₀¹ |x − 1/4| dx = (1/4)²/2 + (3/4)²/2 = 5/16 (1/4 exact in every precision).
+    check(
+        "abs(x-0.25)",
+        "0",
+        "1",
+        &float(0.3125),
+        Method::GaussKronrod,
+    );
+    // ∫₀² max(x, 1) dx = 1 + 3/2.
+    check("max(x, 1)", "0", "2", &float(2.5), Method::GaussKronrod);
+}
+
+#[test]
+fn endpoint_singularities_get_tanh_sinh() {
+    // ∫₀¹ √x dx = 2/3; ∫₀¹ x ln x dx = −1/4.
+    check("sqrt(x)", "0", "1", &(float(2.0) / 3u32), Method::TanhSinh);
+    check("x*ln(x)", "0", "1", &float(-0.25), Method::TanhSinh);
+    // ∫₀¹ (1 − x)^(3/2) dx = 2/5: singular at the upper end.
+    check(
+        "(1-x)^1.5",
+        "0",
+        "1",
+        &(float(2.0) / 5u32),
+        Method::TanhSinh,
+    );
+}
+
+#[test]
+fn infinite_ranges_get_tanh_sinh() {
+    // ∫ e^(−x²) over ℝ = √π; ∫₀^∞ x⁵ e^(−x) dx = 5! = 120.
+    let root_pi = Float::with_val(BITS, Constant::Pi).pow(0.5f64);
+    check("exp(-x^2)", "-inf", "inf", &root_pi, Method::TanhSinh);
+    check("x^5*exp(-x)", "0", "inf", &float(120.0), Method::TanhSinh);
+}
