@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Honesty: the extrapolation is used only when the differences decrease faster than any
-//! algebraic convergence of order 8 would make them ([`GEOMETRIC_ORDER`]); otherwise the
+//! algebraic convergence of order 8 would make them (`GEOMETRIC_ORDER`); otherwise the
 //! estimate is the larger difference, and with two degrees the one difference (the error of
 //! the cruder rule, a bound on the better one's once convergence has begun). No estimate is
 //! below the rounding floor max(2 ε |Q|, 4 ε ∫|f|), ε the working precision's epsilon, nor
