@@ -294,7 +294,7 @@ impl<F: Integrand> Integral<F> {
 }
 
 /// A bound's text in precision `T`: a constant expression, its literals exact in `T`.
-fn parse_bound<T: Real>(text: &str) -> std::result::Result<T, String> {
+pub(crate) fn parse_bound<T: Real>(text: &str) -> std::result::Result<T, String> {
     // Infinity is not part of the expression language, but as a bound it is meaningful: let it
     // through so that the method can say whether it supports infinite intervals.
     let trimmed = text.trim();

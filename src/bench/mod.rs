@@ -104,6 +104,9 @@ pub struct BenchMethod {
     /// Whether the method stops by itself at a tolerance: a point that does not converge
     /// ended at a cap, and tighter tolerances would only repeat it.
     pub adaptive: bool,
+    /// Whether it needs a finite interval (the trapezoid family): its curves on an infinite
+    /// one are skipped.
+    pub finite_only: bool,
     /// The amounts of work of its curve, least first.
     pub work: fn(Precision, Scale) -> Vec<Work>,
     /// The method and the tolerance to set for an amount of work.
@@ -121,6 +124,7 @@ pub const METHODS: &[BenchMethod] = &[
     BenchMethod {
         name: "trapezoid",
         adaptive: false,
+        finite_only: true,
         work: |_, scale| match scale {
             Scale::Quick => vec![Work::Intervals(1 << 4), Work::Intervals(1 << 10)],
             Scale::Full => (2..=20)
@@ -140,6 +144,7 @@ pub const METHODS: &[BenchMethod] = &[
     BenchMethod {
         name: "richardson",
         adaptive: false,
+        finite_only: true,
         work: |_, scale| match scale {
             Scale::Quick => vec![Work::Intervals(1 << 2), Work::Intervals(1 << 6)],
             Scale::Full => (1..=17)
@@ -162,7 +167,10 @@ pub const METHODS: &[BenchMethod] = &[
             Work::Tolerance(_) => None,
         },
     },
-    adaptive("romberg", |work| (Method::Romberg, tolerance_of(work))),
+    BenchMethod {
+        finite_only: true,
+        ..adaptive("romberg", |work| (Method::Romberg, tolerance_of(work)))
+    },
     adaptive("tanh-sinh", |work| (Method::TanhSinh, tolerance_of(work))),
     adaptive("gauss-legendre", |work| {
         (Method::GaussLegendre, tolerance_of(work))
@@ -178,6 +186,7 @@ const fn adaptive(name: &'static str, configure: fn(Work) -> (Method, Option<f64
     BenchMethod {
         name,
         adaptive: true,
+        finite_only: false,
         work: tolerances,
         configure,
         evaluations: |_| None,
@@ -412,7 +421,8 @@ pub fn plan<'a>(references: &'a [Reference], config: &Config) -> Vec<Curve<'a>> 
 pub fn run_curve(curve: &Curve<'_>, config: &Config, mut done: impl FnMut(&Point)) -> Vec<Point> {
     let mut points = Vec::with_capacity(curve.work.len());
     // Why the rest of the curve is not run, once that is known.
-    let mut stop: Option<String> = None;
+    let mut stop: Option<String> = (curve.method.finite_only && curve.reference.is_infinite())
+        .then(|| format!("{} needs a finite interval", curve.method.name));
     for &work in &curve.work {
         let status_or_skip = if let Some(reason) = &stop {
             Err(reason.clone())

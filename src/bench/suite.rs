@@ -41,6 +41,15 @@ pub struct Reference {
     pub provenance: String,
 }
 
+impl Reference {
+    /// Whether a bound is infinite (`inf`, `-inf`).
+    pub fn is_infinite(&self) -> bool {
+        [&self.from, &self.to].iter().any(|bound| {
+            crate::integral::parse_bound::<f64>(bound).is_ok_and(|x: f64| x.is_infinite())
+        })
+    }
+}
+
 /// The reference file: the integrals and how the file was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct References {
