@@ -178,3 +178,31 @@ impl Worklist {
         taken
     }
 }
+
+/// The sum of pieces' values and errors, given as (left end, value, error), from left to
+/// right: a fixed order whatever order the pieces were made in, so that the result does not
+/// depend on the schedule.
+pub(super) fn totals<T: Real>(pieces: impl Iterator<Item = (T, T, f64)>) -> (T, f64) {
+    let mut pieces: Vec<(T, T, f64)> = pieces.collect();
+    pieces.sort_by(|x, y| x.0.partial_cmp(&y.0).unwrap_or(Ordering::Equal));
+    let mut value = T::zero().to_accumulator();
+    let mut error = 0.0;
+    for (_, piece, piece_error) in pieces {
+        value = value + piece.to_accumulator();
+        error += piece_error;
+    }
+    (T::from_accumulator(value), error)
+}
+
+/// The outcome when not even the starting pieces fit the evaluation budget.
+pub(super) fn nothing_done<T: Real>() -> Outcome<T> {
+    Outcome {
+        value: T::zero(),
+        error: f64::INFINITY,
+        evaluations: 0,
+        levels: 0,
+        converged: false,
+        table: Vec::new(),
+        stages: Vec::new(),
+    }
+}

@@ -43,7 +43,7 @@
 
 use precision::Real;
 
-use super::adaptive::{mapped, splittable, Map, Worklist, MAX_DEPTH};
+use super::adaptive::{mapped, nothing_done, splittable, totals, Map, Worklist, MAX_DEPTH};
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -503,29 +503,13 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         Ok(())
     }
 
-    /// The sum of the live pieces' values and errors, from left to right.
+    /// The sum of the live pieces' values and errors.
     fn totals(&self) -> (T, f64) {
-        let mut live: Vec<&Piece<T>> = self.pieces.iter().filter(|p| p.live).collect();
-        live.sort_by(|x, y| x.a.partial_cmp(&y.a).unwrap_or(std::cmp::Ordering::Equal));
-        let mut value = T::zero().to_accumulator();
-        let mut error = 0.0;
-        for piece in live {
-            value = value + piece.value().to_accumulator();
-            error += piece.error;
-        }
-        (T::from_accumulator(value), error)
-    }
-}
-
-/// The outcome when not even the starting pieces fit the evaluation budget.
-fn nothing_done<T: Real>() -> Outcome<T> {
-    Outcome {
-        value: T::zero(),
-        error: f64::INFINITY,
-        evaluations: 0,
-        levels: 0,
-        converged: false,
-        table: Vec::new(),
-        stages: Vec::new(),
+        totals(
+            self.pieces
+                .iter()
+                .filter(|p| p.live)
+                .map(|p| (p.a, p.value(), p.error)),
+        )
     }
 }
