@@ -24,14 +24,12 @@ use rug::float::Constant;
 use rug::ops::Pow;
 use rug::Float;
 
-/// Working precision of the quadrature and the closed forms (about 120 digits).
-const PREC: u32 = 400;
+#[path = "support/mpfr.rs"]
+mod mpfr;
+use mpfr::{agreement, decimal, mp, sine_integral, tanh_sinh, AGREE, PREC};
+
 /// Significant digits trusted and written.
 const TRUSTED: u32 = 100;
-/// Tanh-sinh stops when two successive step sizes agree to this many digits.
-const AGREE: i32 = 100;
-/// The finest tanh-sinh step is 2^-MAX_LEVEL.
-const MAX_LEVEL: u32 = 16;
 
 type MpFn = fn(&Float) -> Float;
 /// A closed form: how it reads, and its evaluation in MPFR.
@@ -62,12 +60,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         let start = Instant::now();
         check_expression(&spec)?;
         let (from, to) = spec.check.unwrap_or((spec.from, spec.to));
-        let quad = tanh_sinh(spec.f, &mp(from), &mp(to))?;
+        let quad = tanh_sinh(&spec.f, &mp(from), &mp(to))?;
         let (value, provenance) = match spec.closed {
             Some((formula, closed)) => {
                 let exact = closed();
                 let agree = agreement(&exact, &quad.value);
-                if agree < AGREE as f64 {
+                if agree < AGREE {
                     return Err(format!(
                         "{}: the closed form and tanh-sinh agree to only {agree:.1} digits",
                         spec.name
@@ -288,128 +286,6 @@ fn specs() -> Vec<Spec> {
             check: Some(("-16", "16")),
         },
     ]
-}
-
-/// A decimal constant at the working precision.
-fn mp(text: &str) -> Float {
-    match Float::parse(text) {
-        Ok(parsed) => Float::with_val(PREC, parsed),
-        Err(e) => panic!("bad constant {text} in the reference specs: {e}"),
-    }
-}
-
-/// Si(z) = Σ (−1)^n z^(2n+1) / ((2n+1) (2n+1)!), summed at 1600 bits: for z = 100π the terms
-/// grow to about 10^136 before they fall, so 1600 bits keep 120 digits after the cancellation.
-fn sine_integral(z: &Float) -> Float {
-    const SERIES_PREC: u32 = 1600;
-    let z = Float::with_val(SERIES_PREC, z);
-    let z2 = Float::with_val(SERIES_PREC, &z * &z);
-    let mut term = z.clone(); // (−1)^n z^(2n+1) / (2n+1)!
-    let mut sum = z.clone();
-    let mut n = 0u32;
-    loop {
-        n += 1;
-        term *= &z2;
-        term /= (2 * n) * (2 * n + 1);
-        term = -term;
-        let contribution = Float::with_val(SERIES_PREC, &term / (2 * n + 1));
-        sum += &contribution;
-        // Past the largest term (n > z) the terms fall; stop once they are below 2^-1450,
-        // far under the 400 bits kept.
-        let negligible = contribution.get_exp().map_or(true, |e| e < -1450);
-        if n as f64 > z.to_f64() && negligible {
-            break;
-        }
-    }
-    Float::with_val(PREC, sum)
-}
-
-/// The result of tanh-sinh quadrature.
-struct Quadrature {
-    value: Float,
-    level: u32,
-    points: u64,
-    agreement: f64,
-}
-
-/// Tanh-sinh (double exponential) quadrature of `f` over [a, b] in MPFR at `PREC` bits:
-/// x = a + (b − a)(1 + tanh(π/2 sinh t))/2, trapezoid sums in t with steps 1, 1/2, 1/4, ...,
-/// each reusing the last, until two agree to `AGREE` digits. Abscissas are computed from the
-/// nearer endpoint (b − a)/(1 + e^(2u)) so that they never round onto a bound.
-fn tanh_sinh(f: MpFn, a: &Float, b: &Float) -> Result<Quadrature, String> {
-    let width = Float::with_val(PREC, b - a);
-    let half_pi = Float::with_val(PREC, Constant::Pi) / 2u32;
-    // Stop a branch when its weight falls below this fraction of the width.
-    let negligible = Float::with_val(PREC, Float::i_exp(1, -(PREC as i32 + 20)));
-    // Σ w(t) f(x(t)) over t = j h for one sign pattern, summed branch by branch.
-    let term = |t: &Float| -> Option<Float> {
-        let u = Float::with_val(PREC, t.sinh_ref()) * &half_pi;
-        let cosh_u = Float::with_val(PREC, u.cosh_ref());
-        let w = Float::with_val(PREC, t.cosh_ref()) * &half_pi / cosh_u.square() / 2u32;
-        if w < negligible {
-            return None;
-        }
-        let e2u = Float::with_val(PREC, &u * 2u32).exp();
-        let d = Float::with_val(PREC, &width / (e2u + 1u32)); // distance from a
-        let near_a = Float::with_val(PREC, a + &d);
-        let near_b = Float::with_val(PREC, b - &d);
-        Some((f(&near_a) + f(&near_b)) * w * &width)
-    };
-    let middle = Float::with_val(PREC, a + b) / 2u32;
-    let mut sum = Float::with_val(PREC, &width * &half_pi) / 2u32 * f(&middle);
-    let mut points = 1u64;
-    // Level 0: t = 1, 2, 3, ... with step 1.
-    let mut j = 1u32;
-    while let Some(v) = term(&Float::with_val(PREC, j)) {
-        sum += v;
-        points += 2;
-        j += 1;
-    }
-    let mut previous = Float::with_val(PREC, &sum);
-    for level in 1..=MAX_LEVEL {
-        let h = Float::with_val(PREC, Float::i_exp(1, -(level as i32)));
-        // The new abscissas are the odd multiples of h.
-        let mut k = 1u64;
-        loop {
-            let t = Float::with_val(PREC, &h * k);
-            match term(&t) {
-                Some(v) => sum += v,
-                None => break,
-            }
-            points += 2;
-            k += 2;
-        }
-        let estimate = Float::with_val(PREC, &sum * &h);
-        let agree = agreement(&estimate, &previous);
-        if agree >= AGREE as f64 {
-            return Ok(Quadrature {
-                value: estimate,
-                level,
-                points,
-                agreement: agree,
-            });
-        }
-        previous = estimate;
-    }
-    Err(format!(
-        "tanh-sinh did not reach {AGREE} digits with steps down to 2^-{MAX_LEVEL}"
-    ))
-}
-
-/// Digits to which `x` and `y` agree: −log10 |x − y| / |y|.
-fn agreement(x: &Float, y: &Float) -> f64 {
-    let diff = Float::with_val(PREC, x - y).abs();
-    if diff.is_zero() {
-        return (PREC as f64) * 2f64.log10();
-    }
-    let rel = Float::with_val(PREC, diff / y.clone().abs());
-    -rel.log10().to_f64()
-}
-
-/// `x` with `digits` significant digits in scientific notation.
-fn decimal(x: &Float, digits: usize) -> String {
-    // MPFR writes e.g. "3.14...e0"; hpquad's decimal reader takes that form.
-    format!("{x:.digits$}")
 }
 
 /// Checks that the MPFR function is the same function as the expression: both at a few points
