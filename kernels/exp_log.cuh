@@ -1,10 +1,10 @@
 // exp, exp_m1, ln, ln_1p, log2, log10 and powf for dd_t and qd_t, written once as templates.
 // Twin of precision/src/exp_log.rs, function for function and operation for operation:
-//   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_table, clean,
+//   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_fixed, clean,
 //   scale_one_plus, ln_1p_start,
 //   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names;
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
-// exp: table-driven (Tang 1989), x = (64k + j) ln2/64 + r, 2^k 2^(j/64) (1 + expm1(r)).
+// exp: fixed-point integer arithmetic with two tables (exp_fixed.rs, Johansson 2015), below.
 // exp_parts (exp_m1, powf, sinh, cosh): Cody-Waite reduction, exact scaling by 2^-m, a Taylor
 // series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
@@ -103,30 +103,304 @@ template <class T> __device__ __forceinline__ T scale_one_plus(int k, T s) {
     return clean(expansion<T>::ldexp(s + 1.0, k));
 }
 
-// exp(x) for finite x with |x| <= 746, table-driven (Tang 1989): x = (64k + j) ln2/64 + r with
-// |r| <= ln2/128, exp(x) = 2^k 2^(j/64) (1 + expm1(r)); the table stands for six of
-// exp_parts' doublings, so dd needs none and qd four (exp_table).
-template <class T> __device__ __noinline__ T exp_table(T x) {
-    typedef exp_params<T> P;
-    double n = round(hi(x) * HPQ_INV_LN2_64);
-    T r = x;
-    if (n != 0.0) {
+// ---- exp in fixed point: twin of precision/src/exp_fixed.rs, step for step --------------------
+// (add_at, sub_at, add_double, top, add_ln2, fraction_at_least_ln2, reduce, add, mul, expm1_4,
+// expm1_2, shl16, bits, exp_fraction, exp_qd, exp_dd under the names fx_*). x = k ln2 + R
+// exactly in N-limb fixed point (0 <= R < ln2), R = j/2^8 + i/2^16 + r,
+// exp(x) = 2^k (1 + expm1(j/2^8))(1 + expm1(i/2^16))(1 + expm1(r)) (Johansson 2015, Arb).
+// Integer arithmetic only between the exact conversions, so the bits are the host's.
+typedef unsigned long long hpq_u64;
+
+// w += v 2^(64 i) for v = lo + 2^64 hi, the carry running into the integer limb N.
+template <int N> __device__ __forceinline__ void fx_add_at(hpq_u64 *w, int i, hpq_u64 lo, hpq_u64 hi) {
+    // The 128-bit carry (lo, hi), as the host's u128.
+    for (int l = i; l <= N && (lo != 0 || hi != 0); ++l) {
+        hpq_u64 s = w[l] + lo;
+        hpq_u64 c = s < lo ? 1ULL : 0ULL;
+        w[l] = s;
+        lo = hi + c;
+        hi = (lo < c) ? 1ULL : 0ULL;
+    }
+}
+
+// w -= v 2^(64 i), the borrow running into the integer limb N (wrapping there).
+template <int N> __device__ __forceinline__ void fx_sub_at(hpq_u64 *w, int i, hpq_u64 lo, hpq_u64 hi) {
+    for (int l = i; l <= N && (lo != 0 || hi != 0); ++l) {
+        hpq_u64 d = w[l] - lo;
+        hpq_u64 b = w[l] < lo ? 1ULL : 0ULL;
+        w[l] = d;
+        lo = hi + b;
+        hi = (lo < b) ? 1ULL : 0ULL;
+    }
+}
+
+// Adds the double c to w, truncated to the unit 2^-64N.
+template <int N> __device__ __forceinline__ void fx_add_double(hpq_u64 *w, double c) {
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
+    int e = (int)((bits >> 52) & 0x7ff);
+    if (e == 0) return;
+    hpq_u64 m = (bits & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
+    int s = e - 1075 + 64 * N;
+    if (s <= -53) return;
+    if (s < 0) {
+        m >>= -s;
+        s = 0;
+    }
+    int o = s % 64;
+    hpq_u64 lo = m << o;
+    hpq_u64 hi = o > 0 ? m >> (64 - o) : 0ULL;
+    if ((bits >> 63) == 0) {
+        fx_add_at<N>(w, s / 64, lo, hi);
+    } else {
+        fx_sub_at<N>(w, s / 64, lo, hi);
+    }
+}
+
+// The leading N limbs of a four-limb table entry.
+template <int N> __device__ __forceinline__ void fx_top(const hpq_u64 *t, hpq_u64 *r) {
 #pragma unroll
-        for (int i = 0; i < P::LN2_PIECES; ++i) {
-            r = r - n * HPQ_LN2_64_PIECES[i];
+    for (int i = 0; i < N; ++i) r[i] = t[4 - N + i];
+}
+
+// w += ln2 or w -= ln2, ln2 as N fraction limbs.
+template <int N> __device__ __forceinline__ void fx_add_ln2(hpq_u64 *w, bool subtract) {
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        if (subtract) {
+            hpq_u64 d = w[i] - l[i];
+            hpq_u64 b1 = w[i] < l[i] ? 1ULL : 0ULL;
+            hpq_u64 d2 = d - carry;
+            hpq_u64 b2 = d < carry ? 1ULL : 0ULL;
+            w[i] = d2;
+            carry = b1 | b2;
+        } else {
+            hpq_u64 s = w[i] + l[i];
+            hpq_u64 c1 = s < l[i] ? 1ULL : 0ULL;
+            hpq_u64 s2 = s + carry;
+            hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
+            w[i] = s2;
+            carry = c1 | c2;
         }
     }
-    int ni = (int)n;
-    // An arithmetic shift, as Rust's i32 >> 6: k rounds towards minus infinity, j in 0..63.
-    int k = ni >> 6, j = ni & 63;
-    int m = fabs(hi(r)) < 1.0e-9 ? 0 : P::M - 6;
-    T s = expm1_series(expansion<T>::ldexp(r, -m));
-    for (int i = 0; i < m; ++i) {
-        s = s * (s + 2.0);
-    }
-    T t = konst<T>(HPQ_EXP2_J64 + 4 * j);
-    return clean(expansion<T>::ldexp(t * s + t, k));
+    w[N] = subtract ? w[N] - carry : w[N] + carry;
 }
+
+template <int N> __device__ __forceinline__ bool fx_fraction_at_least_ln2(const hpq_u64 *w) {
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) {
+        if (w[i] != l[i]) return w[i] > l[i];
+    }
+    return true;
+}
+
+// x = k ln2 + R with 0 <= R < ln2 as N fraction limbs (reduce).
+template <int N> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u64 *r) {
+    hpq_u64 w[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < N; ++i) fx_add_double<N>(w, c[i]);
+    long long k = (long long)floor(c[0] * HPQ_LOG2_E[0]);
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 ka = k < 0 ? (hpq_u64)(-k) : (hpq_u64)k;
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        // p = l[i] ka + carry as a 128-bit (plo, phi).
+        hpq_u64 plo = l[i] * ka;
+        hpq_u64 phi = __umul64hi(l[i], ka);
+        plo += carry;
+        phi += plo < carry ? 1ULL : 0ULL;
+        if (k > 0) {
+            fx_sub_at<N>(w, i, plo, 0);
+        } else {
+            fx_add_at<N>(w, i, plo, 0);
+        }
+        carry = phi;
+    }
+    if (k > 0) {
+        fx_sub_at<N>(w, N, carry, 0);
+    } else {
+        fx_add_at<N>(w, N, carry, 0);
+    }
+    while ((long long)w[N] < 0) {
+        fx_add_ln2<N>(w, false);
+        k -= 1;
+    }
+    while (w[N] != 0 || fx_fraction_at_least_ln2<N>(w)) {
+        fx_add_ln2<N>(w, true);
+        k += 1;
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) r[i] = w[i];
+    return (int)k;
+}
+
+// a + b into r; returns the carry out.
+template <int N> __device__ __forceinline__ bool fx_add(const hpq_u64 *a, const hpq_u64 *b, hpq_u64 *r) {
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        hpq_u64 s = a[i] + b[i];
+        hpq_u64 c1 = s < a[i] ? 1ULL : 0ULL;
+        hpq_u64 s2 = s + carry;
+        hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
+        r[i] = s2;
+        carry = c1 | c2;
+    }
+    return carry != 0;
+}
+
+// The top half of the N x N-limb product a b by columns from N-1 up (mul), skipping the Z
+// leading limbs of b known to be zero.
+template <int N, int Z> __device__ __forceinline__ void fx_mul(const hpq_u64 *a, const hpq_u64 *b, hpq_u64 *r) {
+    hpq_u64 t0 = 0, t1 = 0, t2 = 0;
+#pragma unroll
+    for (int col = N - 1; col < 2 * N - 1; ++col) {
+#pragma unroll
+        for (int j = 0; j < N - Z; ++j) {
+            if (col >= j && col - j < N) {
+                hpq_u64 plo = a[col - j] * b[j];
+                hpq_u64 phi = __umul64hi(a[col - j], b[j]);
+                hpq_u64 s0 = t0 + plo;
+                hpq_u64 c0 = s0 < plo ? 1ULL : 0ULL;
+                hpq_u64 s1 = t1 + phi;
+                hpq_u64 c1 = s1 < phi ? 1ULL : 0ULL;
+                hpq_u64 s1b = s1 + c0;
+                hpq_u64 c2 = s1b < c0 ? 1ULL : 0ULL;
+                t0 = s0;
+                t1 = s1b;
+                t2 += c1 + c2;
+            }
+        }
+        if (col >= N) r[col - N] = t0;
+        t0 = t1;
+        t1 = t2;
+        t2 = 0;
+    }
+    r[N - 1] = t0;
+}
+
+// q = c(n) + s q with the product skipping Z leading limbs of q (one Horner step).
+template <int N, int Z> __device__ __forceinline__ void fx_horner(const hpq_u64 *s, hpq_u64 *q, int n) {
+    hpq_u64 p[N], c[N];
+    fx_mul<N, Z>(s, q, p);
+    fx_top<N>(HPQ_EXP_COEFFS + 4 * n, c);
+    fx_add<N>(c, p, q);
+}
+
+// r 2^16 for a fraction below 2^-16 (shl16).
+template <int N> __device__ __forceinline__ void fx_shl16(const hpq_u64 *r, hpq_u64 *s) {
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) s[i] = (r[i] << 16) | (i > 0 ? r[i - 1] >> 48 : 0ULL);
+}
+
+// expm1(r) for 0 <= r < 2^-16, four limbs: twelve terms (expm1_4).
+__device__ __forceinline__ void fx_expm1_4(const hpq_u64 *r, hpq_u64 *out) {
+    hpq_u64 s[4], q[4];
+    fx_shl16<4>(r, s);
+    fx_top<4>(HPQ_EXP_COEFFS + 4 * 12, q);
+    fx_horner<4, 3>(s, q, 11);
+    fx_horner<4, 3>(s, q, 10);
+    fx_horner<4, 2>(s, q, 9);
+    fx_horner<4, 2>(s, q, 8);
+    fx_horner<4, 2>(s, q, 7);
+    fx_horner<4, 1>(s, q, 6);
+    fx_horner<4, 1>(s, q, 5);
+    fx_horner<4, 1>(s, q, 4);
+    fx_horner<4, 1>(s, q, 3);
+    fx_horner<4, 0>(s, q, 2);
+    fx_horner<4, 0>(s, q, 1);
+    fx_mul<4, 0>(s, q, out);
+}
+
+// expm1(r) for 0 <= r < 2^-16, two limbs: seven terms (expm1_2).
+__device__ __forceinline__ void fx_expm1_2(const hpq_u64 *r, hpq_u64 *out) {
+    hpq_u64 s[2], q[2];
+    fx_shl16<2>(r, s);
+    fx_top<2>(HPQ_EXP_COEFFS + 4 * 7, q);
+    fx_horner<2, 1>(s, q, 6);
+    fx_horner<2, 1>(s, q, 5);
+    fx_horner<2, 1>(s, q, 4);
+    fx_horner<2, 1>(s, q, 3);
+    fx_horner<2, 0>(s, q, 2);
+    fx_horner<2, 0>(s, q, 1);
+    fx_mul<2, 0>(s, q, out);
+}
+
+// The len <= 53 bits of v from bit pos up (bits).
+template <int N> __device__ __forceinline__ hpq_u64 fx_bits(const hpq_u64 *v, int pos, int len) {
+    int l = pos / 64, o = pos % 64;
+    hpq_u64 lo = v[l] >> o;
+    hpq_u64 hi = (o > 0 && l + 1 < N) ? v[l + 1] << (64 - o) : 0ULL;
+    return (lo | hi) & ((1ULL << len) - 1);
+}
+
+// exp(x) = 2^k (1 + v): the reduction, the tables and the series (exp_fraction).
+template <int N> __device__ __forceinline__ int fx_exp_fraction(const double *c, hpq_u64 *v) {
+    hpq_u64 r[N];
+    int k = fx_reduce<N>(c, r);
+    hpq_u64 lead = r[N - 1];
+    int j = (int)(lead >> 56), i = (int)((lead >> 48) & 0xff);
+    r[N - 1] = lead & 0x0000ffffffffffffULL;
+    hpq_u64 p[N];
+    if constexpr (N == 4) {
+        fx_expm1_4(r, p);
+    } else {
+        fx_expm1_2(r, p);
+    }
+    hpq_u64 a[N], b[N], ab[N], t[N];
+    fx_top<N>(HPQ_EXP_J256_M1 + 4 * j, a);
+    fx_top<N>(HPQ_EXP_K65536_M1 + 4 * i, b);
+    // (1 + a)(1 + b) = 1 + (a + b + ab).
+    fx_mul<N, 0>(a, b, t);
+    fx_add<N>(a, b, ab);
+    fx_add<N>(ab, t, ab);
+    // (1 + ab)(1 + p), saturated below 2.
+    fx_mul<N, 0>(ab, p, t);
+    bool c1 = fx_add<N>(ab, p, v);
+    bool c2 = fx_add<N>(v, t, v);
+    if (c1 || c2) {
+#pragma unroll
+        for (int n = 0; n < N; ++n) v[n] = ~0ULL;
+    }
+    return k;
+}
+
+// exp(x) for a quad-double with |x| <= 746 (exp_qd).
+__device__ __forceinline__ qd_t fx_exp_qd(qd_t x) {
+    hpq_u64 v[4];
+    int k = fx_exp_fraction<4>(x.x, v);
+    double c[5];
+    c[0] = 1.0 + hpq_ldexp((double)fx_bits<4>(v, 204, 52), -52);
+    c[1] = hpq_ldexp((double)fx_bits<4>(v, 151, 53), -105);
+    c[2] = hpq_ldexp((double)fx_bits<4>(v, 98, 53), -158);
+    c[3] = hpq_ldexp((double)fx_bits<4>(v, 45, 53), -211);
+    c[4] = hpq_ldexp((double)fx_bits<4>(v, 0, 45), -256);
+    return qd_ldexp(qd_renormalise<5>(c), k);
+}
+
+// exp(x) for a double-double with |x| <= 746 (exp_dd).
+__device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
+    hpq_u64 v[2];
+    double c[2] = {x.hi, x.lo};
+    int k = fx_exp_fraction<2>(c, v);
+    double c0 = 1.0 + hpq_ldexp((double)fx_bits<2>(v, 76, 52), -52);
+    double c1 = hpq_ldexp((double)fx_bits<2>(v, 23, 53), -105) +
+                hpq_ldexp((double)fx_bits<2>(v, 0, 23), -128);
+    double hi_, lo_;
+    quick_two_sum(c0, c1, hi_, lo_);
+    return dd_ldexp(dd_make(hi_, lo_), k);
+}
+
+// exp(x) for finite x with |x| <= 746 in fixed point (exp_log.rs exp_fixed).
+template <class T> __device__ __noinline__ T exp_fixed(T x);
+template <> __device__ __noinline__ dd_t exp_fixed<dd_t>(dd_t x) { return clean(fx_exp_dd(x)); }
+template <> __device__ __noinline__ qd_t exp_fixed<qd_t>(qd_t x) { return clean(fx_exp_qd(x)); }
 
 template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     typedef expansion<T> E;
@@ -134,7 +408,7 @@ template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     if (isnan(h)) return E::nan();
     if (h > HPQ_EXP_OVERFLOW + 1e-3) return E::infinity();
     if (h < HPQ_EXP_UNDERFLOW) return E::zero();
-    return exp_table(x);
+    return exp_fixed(x);
 }
 
 template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {

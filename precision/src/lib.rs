@@ -17,6 +17,7 @@ mod qd;
 mod real;
 
 // The elementary functions, each written once for Dd and Qd over `expansion::Expansion`.
+mod exp_fixed;
 mod exp_log;
 mod hyperbolic;
 mod inverse_trig;
