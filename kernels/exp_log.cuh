@@ -10,6 +10,7 @@
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
+#include "fixed.cuh"
 
 // A table entry cut to the type's number of components.
 template <class T> __device__ __forceinline__ T konst(const double *c) {
@@ -104,64 +105,11 @@ template <class T> __device__ __forceinline__ T scale_one_plus(int k, T s) {
 }
 
 // ---- exp in fixed point: twin of precision/src/exp_fixed.rs, step for step --------------------
-// (add_at, sub_at, add_double, top, add_ln2, fraction_at_least_ln2, reduce, add, mul, expm1_4,
-// expm1_2, shl16, bits, exp_fraction, exp_qd, exp_dd under the names fx_*). x = k ln2 + R
+// (add_ln2, fraction_at_least_ln2, reduce, expm1_4, expm1_2, exp_fraction, exp_qd, exp_dd under
+// the names fx_*; the limb arithmetic in fixed.cuh). x = k ln2 + R
 // exactly in N-limb fixed point (0 <= R < ln2), R = j/2^8 + i/2^16 + r,
 // exp(x) = 2^k (1 + expm1(j/2^8))(1 + expm1(i/2^16))(1 + expm1(r)) (Johansson 2015, Arb).
 // Integer arithmetic only between the exact conversions, so the bits are the host's.
-typedef unsigned long long hpq_u64;
-
-// w += v 2^(64 i) for v = lo + 2^64 hi, the carry running into the integer limb N.
-template <int N> __device__ __forceinline__ void fx_add_at(hpq_u64 *w, int i, hpq_u64 lo, hpq_u64 hi) {
-    // The 128-bit carry (lo, hi), as the host's u128.
-    for (int l = i; l <= N && (lo != 0 || hi != 0); ++l) {
-        hpq_u64 s = w[l] + lo;
-        hpq_u64 c = s < lo ? 1ULL : 0ULL;
-        w[l] = s;
-        lo = hi + c;
-        hi = (lo < c) ? 1ULL : 0ULL;
-    }
-}
-
-// w -= v 2^(64 i), the borrow running into the integer limb N (wrapping there).
-template <int N> __device__ __forceinline__ void fx_sub_at(hpq_u64 *w, int i, hpq_u64 lo, hpq_u64 hi) {
-    for (int l = i; l <= N && (lo != 0 || hi != 0); ++l) {
-        hpq_u64 d = w[l] - lo;
-        hpq_u64 b = w[l] < lo ? 1ULL : 0ULL;
-        w[l] = d;
-        lo = hi + b;
-        hi = (lo < b) ? 1ULL : 0ULL;
-    }
-}
-
-// Adds the double c to w, truncated to the unit 2^-64N.
-template <int N> __device__ __forceinline__ void fx_add_double(hpq_u64 *w, double c) {
-    hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
-    int e = (int)((bits >> 52) & 0x7ff);
-    if (e == 0) return;
-    hpq_u64 m = (bits & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
-    int s = e - 1075 + 64 * N;
-    if (s <= -53) return;
-    if (s < 0) {
-        m >>= -s;
-        s = 0;
-    }
-    int o = s % 64;
-    hpq_u64 lo = m << o;
-    hpq_u64 hi = o > 0 ? m >> (64 - o) : 0ULL;
-    if ((bits >> 63) == 0) {
-        fx_add_at<N>(w, s / 64, lo, hi);
-    } else {
-        fx_sub_at<N>(w, s / 64, lo, hi);
-    }
-}
-
-// The leading N limbs of a four-limb table entry.
-template <int N> __device__ __forceinline__ void fx_top(const hpq_u64 *t, hpq_u64 *r) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) r[i] = t[4 - N + i];
-}
-
 // w += ln2 or w -= ln2, ln2 as N fraction limbs.
 template <int N> __device__ __forceinline__ void fx_add_ln2(hpq_u64 *w, bool subtract) {
     hpq_u64 l[N];
@@ -240,63 +188,12 @@ template <int N> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u
     return (int)k;
 }
 
-// a + b into r; returns the carry out.
-template <int N> __device__ __forceinline__ bool fx_add(const hpq_u64 *a, const hpq_u64 *b, hpq_u64 *r) {
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        hpq_u64 s = a[i] + b[i];
-        hpq_u64 c1 = s < a[i] ? 1ULL : 0ULL;
-        hpq_u64 s2 = s + carry;
-        hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
-        r[i] = s2;
-        carry = c1 | c2;
-    }
-    return carry != 0;
-}
-
-// The top half of the N x N-limb product a b by columns from N-1 up (mul), skipping the Z
-// leading limbs of b known to be zero.
-template <int N, int Z> __device__ __forceinline__ void fx_mul(const hpq_u64 *a, const hpq_u64 *b, hpq_u64 *r) {
-    hpq_u64 t0 = 0, t1 = 0, t2 = 0;
-#pragma unroll
-    for (int col = N - 1; col < 2 * N - 1; ++col) {
-#pragma unroll
-        for (int j = 0; j < N - Z; ++j) {
-            if (col >= j && col - j < N) {
-                hpq_u64 plo = a[col - j] * b[j];
-                hpq_u64 phi = __umul64hi(a[col - j], b[j]);
-                hpq_u64 s0 = t0 + plo;
-                hpq_u64 c0 = s0 < plo ? 1ULL : 0ULL;
-                hpq_u64 s1 = t1 + phi;
-                hpq_u64 c1 = s1 < phi ? 1ULL : 0ULL;
-                hpq_u64 s1b = s1 + c0;
-                hpq_u64 c2 = s1b < c0 ? 1ULL : 0ULL;
-                t0 = s0;
-                t1 = s1b;
-                t2 += c1 + c2;
-            }
-        }
-        if (col >= N) r[col - N] = t0;
-        t0 = t1;
-        t1 = t2;
-        t2 = 0;
-    }
-    r[N - 1] = t0;
-}
-
 // q = c(n) + s q with the product skipping Z leading limbs of q (one Horner step).
 template <int N, int Z> __device__ __forceinline__ void fx_horner(const hpq_u64 *s, hpq_u64 *q, int n) {
     hpq_u64 p[N], c[N];
     fx_mul<N, Z>(s, q, p);
     fx_top<N>(HPQ_EXP_COEFFS + 4 * n, c);
     fx_add<N>(c, p, q);
-}
-
-// r 2^16 for a fraction below 2^-16 (shl16).
-template <int N> __device__ __forceinline__ void fx_shl16(const hpq_u64 *r, hpq_u64 *s) {
-#pragma unroll
-    for (int i = N - 1; i >= 0; --i) s[i] = (r[i] << 16) | (i > 0 ? r[i - 1] >> 48 : 0ULL);
 }
 
 // expm1(r) for 0 <= r < 2^-16, four limbs: twelve terms (expm1_4).
@@ -330,14 +227,6 @@ __device__ __forceinline__ void fx_expm1_2(const hpq_u64 *r, hpq_u64 *out) {
     fx_horner<2, 0>(s, q, 2);
     fx_horner<2, 0>(s, q, 1);
     fx_mul<2, 0>(s, q, out);
-}
-
-// The len <= 53 bits of v from bit pos up (bits).
-template <int N> __device__ __forceinline__ hpq_u64 fx_bits(const hpq_u64 *v, int pos, int len) {
-    int l = pos / 64, o = pos % 64;
-    hpq_u64 lo = v[l] >> o;
-    hpq_u64 hi = (o > 0 && l + 1 < N) ? v[l + 1] << (64 - o) : 0ULL;
-    return (lo | hi) & ((1ULL << len) - 1);
 }
 
 // exp(x) = 2^k (1 + v): the reduction, the tables and the series (exp_fraction).

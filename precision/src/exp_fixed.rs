@@ -21,6 +21,7 @@
 //! file step for step (`__umul64hi` for the high half of a product) with the same tables, which
 //! `src/gpu/tables.rs` generates from this file.
 
+use crate::fixed::{add, add_at, add_below_one, add_double, bits, mul, shl16, sub_at, top, Wide};
 use crate::qd::renormalise;
 use crate::{Dd, Qd};
 
@@ -490,73 +491,10 @@ const EXP_COEFFS: [[u64; 4]; 13] = [
 /// log2(e), only to estimate k (a wrong guess is corrected exactly).
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
-/// A fixed-point number of up to 4 fractional limbs: limbs `0..N` hold the fraction (least
-/// significant first, unit 2^-64N), limb `N` the integer part in two's complement.
-type Wide = [u64; 5];
-
-/// `w += v · 2^(64 i)` for a 128-bit `v`, the carry running into the integer limb `N`.
-#[inline(always)]
-fn add_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
-    let mut carry = v;
-    let mut l = i;
-    while l <= N && carry != 0 {
-        let s = w[l] as u128 + (carry as u64) as u128;
-        w[l] = s as u64;
-        carry = (carry >> 64) + (s >> 64);
-        l += 1;
-    }
-}
-
-/// `w -= v · 2^(64 i)`, the borrow running into the integer limb `N` (wrapping there).
-#[inline(always)]
-fn sub_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
-    let mut borrow = v;
-    let mut l = i;
-    while l <= N && borrow != 0 {
-        let (d, b) = w[l].overflowing_sub(borrow as u64);
-        w[l] = d;
-        borrow = (borrow >> 64) + b as u128;
-        l += 1;
-    }
-}
-
-/// Adds the double `c` to `w`, truncated to the unit 2^-64N (an error below one unit), for
-/// `|c| < 2^62`.
-#[inline(always)]
-fn add_double<const N: usize>(w: &mut Wide, c: f64) {
-    let bits = c.to_bits();
-    let e = ((bits >> 52) & 0x7ff) as i32;
-    if e == 0 {
-        // Zero or subnormal: below 2^-1022, far under the unit.
-        return;
-    }
-    let m = (bits & 0x000f_ffff_ffff_ffff) | 0x0010_0000_0000_0000;
-    // c = ±m 2^(e - 1075); its position in units of 2^-64N.
-    let s = e - 1075 + 64 * N as i32;
-    if s <= -53 {
-        return;
-    }
-    let (m, s) = if s < 0 { (m >> -s, 0) } else { (m, s) };
-    let v = (m as u128) << (s % 64);
-    if bits >> 63 == 0 {
-        add_at::<N>(w, (s / 64) as usize, v);
-    } else {
-        sub_at::<N>(w, (s / 64) as usize, v);
-    }
-}
-
 /// The top N limbs of ln2's table entry (ln2 to 2^-64N, truncated below the top).
 #[inline(always)]
 fn ln2<const N: usize>() -> [u64; N] {
     top(&LN2_FIX)
-}
-
-/// The leading N limbs of a four-limb table entry.
-#[inline(always)]
-fn top<const N: usize>(t: &[u64; 4]) -> [u64; N] {
-    let mut r = [0u64; N];
-    r.copy_from_slice(&t[4 - N..]);
-    r
 }
 
 /// `w += ln2 · sign` with ln2 as N fraction limbs.
@@ -637,57 +575,6 @@ fn reduce<const N: usize>(c: &[f64]) -> (i32, [u64; N]) {
     (k as i32, r)
 }
 
-/// `a + b` and the carry out.
-#[inline(always)]
-fn add<const N: usize>(a: [u64; N], b: [u64; N]) -> ([u64; N], bool) {
-    let mut r = [0u64; N];
-    let mut carry = false;
-    for i in 0..N {
-        let (s, c1) = a[i].overflowing_add(b[i]);
-        let (s, c2) = s.overflowing_add(carry as u64);
-        r[i] = s;
-        carry = c1 | c2;
-    }
-    (r, carry)
-}
-
-/// `a + b` for fractions whose sum is known to be below 1.
-#[inline(always)]
-fn add_below_one<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
-    add(a, b).0
-}
-
-/// The product of two fractions, `a b` truncated to N limbs: the top half of the N×N-limb
-/// product by columns (Comba), from column N-1 up (the columns below are dropped: an error below
-/// N units of the last limb), for `b` whose top `Z` limbs are zero (their products are skipped).
-#[inline(always)]
-fn mul<const N: usize, const Z: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
-    let mut r = [0u64; N];
-    // The running column sum t0 + 2^64 t1 + 2^128 t2.
-    let (mut t0, mut t1, mut t2) = (0u64, 0u64, 0u64);
-    for col in N - 1..2 * N - 1 {
-        for j in 0..N - Z {
-            if col >= j && col - j < N {
-                let p = a[col - j] as u128 * b[j] as u128;
-                let (s0, c0) = t0.overflowing_add(p as u64);
-                let (s1, c1) = t1.overflowing_add((p >> 64) as u64);
-                let (s1, c2) = s1.overflowing_add(c0 as u64);
-                t0 = s0;
-                t1 = s1;
-                t2 += c1 as u64 + c2 as u64;
-            }
-        }
-        if col >= N {
-            r[col - N] = t0;
-        }
-        t0 = t1;
-        t1 = t2;
-        t2 = 0;
-    }
-    r[N - 1] = t0;
-    r
-}
-
 /// expm1(r) for a fraction `0 <= r < 2^-16` (qd: four limbs): with `s = 2^16 r`, the series
 /// `sum s^n 2^-16n / n!` for n = 1..=12 by Horner's rule; the n-th partial sum is below
 /// 2^-16n/n! · 1.0001, so from n = 4 its top limb is zero, from n = 8 two, from n = 11 three,
@@ -725,29 +612,6 @@ fn expm1_2(r: [u64; 2]) -> [u64; 2] {
     q = add_below_one(c(2), mul::<2, 0>(s, q));
     q = add_below_one(c(1), mul::<2, 0>(s, q));
     mul::<2, 0>(s, q)
-}
-
-/// `r · 2^16` for a fraction below 2^-16 (exact).
-#[inline(always)]
-fn shl16<const N: usize>(r: [u64; N]) -> [u64; N] {
-    let mut s = [0u64; N];
-    for i in (0..N).rev() {
-        s[i] = r[i] << 16 | if i > 0 { r[i - 1] >> 48 } else { 0 };
-    }
-    s
-}
-
-/// The `len <= 53` bits of `v` from bit `pos` up, as an integer.
-#[inline(always)]
-fn bits<const N: usize>(v: &[u64; N], pos: usize, len: usize) -> u64 {
-    let (l, o) = (pos / 64, pos % 64);
-    let lo = v[l] >> o;
-    let hi = if o > 0 && l + 1 < N {
-        v[l + 1] << (64 - o)
-    } else {
-        0
-    };
-    (lo | hi) & ((1u64 << len) - 1)
 }
 
 /// `(k, v)` with exp(x) = 2^k (1 + v): the reduction, the tables and the series.
@@ -847,26 +711,6 @@ mod tests {
             fact *= n as u32;
             let c = Float::with_val(1000, 2).pow(-16 * n as i32) / &fact;
             assert_eq!(value(t), nearest(c), "n = {n}");
-        }
-    }
-
-    /// The fixed-point product against exact integer arithmetic: within N units.
-    #[test]
-    fn truncated_product_is_within_n_units() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..1000 {
-            let a = [next(), next(), next(), next()];
-            let b = [next(), next(), next(), next()];
-            let exact: Integer = (value(&a) * value(&b)) >> 256;
-            let got = value(&mul::<4, 0>(a, b));
-            let diff = Integer::from(&exact - &got);
-            assert!((0..=4).contains(&diff), "{diff}");
         }
     }
 }

@@ -15,6 +15,7 @@ const TRIG_RS: &str = include_str!("../../precision/src/trig.rs");
 const INVERSE_TRIG_RS: &str = include_str!("../../precision/src/inverse_trig.rs");
 const EXP_LOG_RS: &str = include_str!("../../precision/src/exp_log.rs");
 const EXP_FIXED_RS: &str = include_str!("../../precision/src/exp_fixed.rs");
+const TRIG_FIXED_RS: &str = include_str!("../../precision/src/trig_fixed.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
 const TABLES: [(&str, &str, &str, usize); 10] = [
@@ -31,16 +32,26 @@ const TABLES: [(&str, &str, &str, usize); 10] = [
 ];
 
 /// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
-const LIMB_TABLES: [(&str, &str, &str, usize); 4] = [
+const LIMB_TABLES: [(&str, &str, &str, usize); 11] = [
     (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
     (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
     (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
     (EXP_FIXED_RS, "EXP_COEFFS", "HPQ_EXP_COEFFS", 13 * 4),
+    (TRIG_FIXED_RS, "PI_2_FIX", "HPQ_PI_2_FIX", 6),
+    (TRIG_FIXED_RS, "SIN_J256", "HPQ_SIN_J256", 403 * 4),
+    (TRIG_FIXED_RS, "COS_M1_J256", "HPQ_COS_M1_J256", 403 * 4),
+    (TRIG_FIXED_RS, "SIN_I65536", "HPQ_SIN_I65536", 256 * 4),
+    (TRIG_FIXED_RS, "COS_M1_I65536", "HPQ_COS_M1_I65536", 256 * 4),
+    (TRIG_FIXED_RS, "SIN_SERIES", "HPQ_SIN_SERIES", 7 * 4),
+    (TRIG_FIXED_RS, "COS_SERIES", "HPQ_COS_SERIES", 7 * 4),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 4] = [
+const SCALARS: [(&str, &str, &str); 7] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
+    (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
+    (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
+    (TRIG_FIXED_RS, "FRAC_2_PI", "HPQ_FRAC_2_PI"),
     (TRIG_RS, "INV_STEP", "HPQ_INV_STEP"),
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
@@ -73,6 +84,7 @@ fn number(token: &str) -> Option<f64> {
     match token {
         "std::f64::consts::LOG2_E" => Some(std::f64::consts::LOG2_E),
         "std::f64::consts::LOG10_E" => Some(std::f64::consts::LOG10_E),
+        "std::f64::consts::FRAC_2_PI" => Some(std::f64::consts::FRAC_2_PI),
         _ => token.replace('_', "").parse().ok(),
     }
 }
@@ -283,6 +295,8 @@ mod tests {
         );
         assert!(src.contains("HPQ_EXP_K65536_M1[1024]"));
         assert!(src.contains("0x0001000000000000ULL"));
+        assert!(src.contains("HPQ_SIN_J256[1612]"));
+        assert_eq!(rust_limbs(TRIG_FIXED_RS, "PI_2_FIX").expect("pi/2")[5], 1);
     }
 
     /// `kernels/qd.cuh` cannot take the generated constants (the arithmetic kernels are built
