@@ -2,7 +2,8 @@
 // Twin of precision/src/exp_log.rs, function for function and operation for operation:
 //   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_fixed, clean,
 //   scale_one_plus, ln_1p_start,
-//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names;
+//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names (ln_newton
+//   is hpq_ln's tail);
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
 // exp: fixed-point integer arithmetic with two tables (exp_fixed.rs, Johansson 2015), below.
 // exp_parts (exp_m1, powf, sinh, cosh): Cody-Waite reduction, exact scaling by 2^-m, a Taylor
@@ -365,12 +366,189 @@ template <class T> __device__ __forceinline__ T split_exponent(T x, int &e_out) 
     return m - 1.0;
 }
 
+// ---- ln in fixed point: twin of precision/src/log_fixed.rs, step for step ---------------------
+// (mul_reciprocal, ln_1p_4, ln_1p_2, ln_fixed, leading_bit, ln_qd, ln_dd under the names fxl_*).
+// x = 2^e m, y1 = m R1[j], y2 = y1 R2[i] (short reciprocals, exact products),
+// ln x = e ln2 - ln R1[j] - ln R2[i] + ln(1 + (y2 - 1)) in integers (Johansson 2015).
+
+// y R / 2^shift for y = 1 + fraction, R < 2^34, 0 < shift < 64 (mul_reciprocal).
+template <int N> __device__ __forceinline__ void fxl_mul_reciprocal(const hpq_u64 *y, hpq_u64 r, int shift, hpq_u64 *out) {
+    hpq_u64 p[6];
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int l = 0; l <= N; ++l) {
+        hpq_u64 lo = y[l] * r;
+        hpq_u64 hi = __umul64hi(y[l], r);
+        lo += carry;
+        hi += lo < carry ? 1ULL : 0ULL;
+        p[l] = lo;
+        carry = hi;
+    }
+    p[N + 1] = carry;
+#pragma unroll
+    for (int l = 0; l < 5; ++l) out[l] = 0;
+#pragma unroll
+    for (int l = 0; l <= N; ++l) out[l] = (p[l] >> shift) | (p[l + 1] << (64 - shift));
+}
+
+// q = c(n) - s q with the product skipping Z leading limbs of q (one Horner step of ln_1p).
+template <int N, int Z> __device__ __forceinline__ void fxl_horner(const hpq_u64 *s, hpq_u64 *q, int n) {
+    hpq_u64 p[N], c[N];
+    fx_mul<N, Z>(s, q, p);
+    fx_top<N>(HPQ_LOG_COEFFS + 4 * n, c);
+    fx_sub<N>(c, p, q);
+}
+
+// ln(1 + d) for 0 <= d < 2^-16 + 2^-31, four limbs: fifteen terms (ln_1p_4).
+__device__ __forceinline__ void fxl_ln_1p_4(const hpq_u64 *d, hpq_u64 *out) {
+    hpq_u64 s[4], q[4];
+    fx_shl<4>(d, 15, s);
+    fx_top<4>(HPQ_LOG_COEFFS + 4 * 15, q);
+    fxl_horner<4, 3>(s, q, 14);
+    fxl_horner<4, 3>(s, q, 13);
+    fxl_horner<4, 3>(s, q, 12);
+    fxl_horner<4, 2>(s, q, 11);
+    fxl_horner<4, 2>(s, q, 10);
+    fxl_horner<4, 2>(s, q, 9);
+    fxl_horner<4, 2>(s, q, 8);
+    fxl_horner<4, 1>(s, q, 7);
+    fxl_horner<4, 1>(s, q, 6);
+    fxl_horner<4, 1>(s, q, 5);
+    fxl_horner<4, 1>(s, q, 4);
+    fxl_horner<4, 0>(s, q, 3);
+    fxl_horner<4, 0>(s, q, 2);
+    fxl_horner<4, 0>(s, q, 1);
+    fx_mul<4, 0>(s, q, out);
+}
+
+// ln(1 + d), two limbs: eight terms (ln_1p_2).
+__device__ __forceinline__ void fxl_ln_1p_2(const hpq_u64 *d, hpq_u64 *out) {
+    hpq_u64 s[2], q[2];
+    fx_shl<2>(d, 15, s);
+    fx_top<2>(HPQ_LOG_COEFFS + 4 * 8, q);
+    fxl_horner<2, 1>(s, q, 7);
+    fxl_horner<2, 1>(s, q, 6);
+    fxl_horner<2, 1>(s, q, 5);
+    fxl_horner<2, 1>(s, q, 4);
+    fxl_horner<2, 0>(s, q, 3);
+    fxl_horner<2, 0>(s, q, 2);
+    fxl_horner<2, 0>(s, q, 1);
+    fx_mul<2, 0>(s, q, out);
+}
+
+// (negative, |ln x|) in t[5], or false where |ln x| < 2^-(64 - shift) (ln_fixed).
+template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, int shift, bool &negative, hpq_u64 *t) {
+    int e = (int)(((hpq_u64)__double_as_longlong(c[0]) >> 52) & 0x7ff) - 1023;
+    hpq_u64 w[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < N; ++i) fx_add_double<N>(w, hpq_ldexp(c[i], -e));
+    if (w[N] == 0) {
+#pragma unroll
+        for (int l = N; l >= 1; --l) w[l] = (w[l] << 1) | (w[l - 1] >> 63);
+        w[0] <<= 1;
+        e -= 1;
+    }
+    int j = (int)(w[N - 1] >> 56);
+    hpq_u64 y1[5], y2[5];
+    fxl_mul_reciprocal<N>(w, HPQ_LOG_R1[j], 16, y1);
+    int i = (int)(y1[N - 1] >> 48);
+    fxl_mul_reciprocal<N>(y1, HPQ_LOG_R2[i], 32, y2);
+    hpq_u64 d[N], l1[N], l2[N], lp[N], lm[N];
+#pragma unroll
+    for (int n = 0; n < N; ++n) d[n] = y2[n];
+    fx_top<N>(HPQ_LOG_L1 + 4 * j, l1);
+    fx_top<N>(HPQ_LOG_L2 + 4 * i, l2);
+    if constexpr (N == 4) {
+        fxl_ln_1p_4(d, lp);
+    } else {
+        fxl_ln_1p_2(d, lp);
+    }
+    fx_add<N>(l1, l2, lm);
+    fx_add<N>(lm, lp, lm);
+#pragma unroll
+    for (int n = 0; n < 5; ++n) t[n] = n < N ? lm[n] : 0ULL;
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 ea = (hpq_u64)(e < 0 ? -e : e);
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        hpq_u64 plo = l[k] * ea;
+        hpq_u64 phi = __umul64hi(l[k], ea);
+        plo += carry;
+        phi += plo < carry ? 1ULL : 0ULL;
+        if (e > 0) {
+            fx_add_at<N>(t, k, plo, 0);
+        } else {
+            fx_sub_at<N>(t, k, plo, 0);
+        }
+        carry = phi;
+    }
+    if (e > 0) {
+        fx_add_at<N>(t, N, carry, 0);
+    } else {
+        fx_sub_at<N>(t, N, carry, 0);
+    }
+    negative = (long long)t[N] < 0;
+    if (negative) {
+        hpq_u64 borrow = 1;
+#pragma unroll
+        for (int n = 0; n <= N; ++n) {
+            hpq_u64 v = ~t[n] + borrow;
+            borrow = (v < borrow) ? 1ULL : 0ULL;
+            t[n] = v;
+        }
+    }
+    return !(t[N] == 0 && (t[N - 1] >> shift) == 0);
+}
+
+// The position of the leading bit of |ln x| in units of 2^-64N (leading_bit).
+template <int N> __device__ __forceinline__ int fxl_leading_bit(const hpq_u64 *t) {
+    if (t[N] != 0) return 64 * N + 63 - __clzll((long long)t[N]);
+    return 64 * N - 1 - __clzll((long long)t[N - 1]);
+}
+
+// ln x for a positive finite x with a normal leading component, or false (ln_qd, ln_dd,
+// exp_log.rs ln_fixed).
+__device__ __forceinline__ bool fxl_ln(qd_t x, qd_t &out) {
+    bool negative;
+    hpq_u64 t[5];
+    if (!fxl_ln_fixed<4>(x.x, 40, negative, t)) return false;
+    int p = fxl_leading_bit<4>(t);
+    double c[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk_scaled<5>(t, p - 52 - 53 * k, 53, -256);
+    qd_t r = qd_renormalise<5>(c);
+    out = negative ? -r : r;
+    return true;
+}
+__device__ __forceinline__ bool fxl_ln(dd_t x, dd_t &out) {
+    bool negative;
+    hpq_u64 t[5];
+    double xc[2] = {x.hi, x.lo};
+    if (!fxl_ln_fixed<2>(xc, 52, negative, t)) return false;
+    int p = fxl_leading_bit<2>(t);
+    double c0 = fx_chunk_scaled<5>(t, p - 52, 53, -128);
+    double c1 = fx_chunk_scaled<5>(t, p - 105, 53, -128);
+    double c2 = fx_chunk_scaled<5>(t, p - 158, 53, -128);
+    double hi_, lo_;
+    quick_two_sum(c0, c1 + c2, hi_, lo_);
+    dd_t r = dd_make(hi_, lo_);
+    out = negative ? -r : r;
+    return true;
+}
+
 template <class T> __device__ __forceinline__ T hpq_ln(T x) {
     typedef expansion<T> E;
     double h = hi(x);
     if (isnan(h) || h < 0.0) return E::nan();
     if (h == 0.0) return -E::infinity();
     if (isinf(h)) return E::infinity();
+    if (h >= HPQ_F64_MIN_POSITIVE) {
+        T l;
+        if (fxl_ln(x, l)) return l;
+    }
+    // ln_newton: Newton's method on expm1, relatively accurate also near 1.
     int e;
     T d = split_exponent(x, e);
     T l = ln_1p_reduced(d);

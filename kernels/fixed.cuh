@@ -1,6 +1,6 @@
 // Fixed-point arithmetic on 64-bit limbs for the elementary functions: twin of
 // precision/src/fixed.rs, function for function (add_at, sub_at, add_double, top, add, mul,
-// shl16, bits, sub, chunk under the names fx_*). Numbers in [0, 1) as N limbs, least significant
+// shl, shl16, bits, sub, chunk_scaled, chunk under the names fx_*). Numbers in [0, 1) as N limbs, least significant
 // first, unit 2^-64N; the accumulator w[5] has the integer limb at index N. Integer arithmetic
 // only (__umul64hi for a product's high half), so the bits are the host's.
 #pragma once
@@ -103,10 +103,15 @@ template <int N, int Z> __device__ __forceinline__ void fx_mul(const hpq_u64 *a,
     r[N - 1] = t0;
 }
 
+// r 2^k for a fraction below 2^-k, 1 <= k <= 63 (shl).
+template <int N> __device__ __forceinline__ void fx_shl(const hpq_u64 *r, int k, hpq_u64 *s) {
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) s[i] = (r[i] << k) | (i > 0 ? r[i - 1] >> (64 - k) : 0ULL);
+}
+
 // r 2^16 for a fraction below 2^-16 (shl16).
 template <int N> __device__ __forceinline__ void fx_shl16(const hpq_u64 *r, hpq_u64 *s) {
-#pragma unroll
-    for (int i = N - 1; i >= 0; --i) s[i] = (r[i] << 16) | (i > 0 ? r[i - 1] >> 48 : 0ULL);
+    fx_shl<N>(r, 16, s);
 }
 
 // The len <= 53 bits of v from bit pos up (bits).
@@ -131,14 +136,19 @@ template <int N> __device__ __forceinline__ void fx_sub(const hpq_u64 *a, const 
     }
 }
 
-// The len bits of v from bit pos up as an exact double times 2^(pos - 64N), bits below the last
-// limb counting as zero (chunk).
-template <int N> __device__ __forceinline__ double fx_chunk(const hpq_u64 *v, int pos, int len) {
+// The len bits of the L limbs v from bit pos up as an exact double times 2^(pos + unit), bits
+// below the last limb counting as zero (chunk_scaled).
+template <int L> __device__ __forceinline__ double fx_chunk_scaled(const hpq_u64 *v, int pos, int len, int unit) {
     if (pos < 0) {
         len += pos;
         pos = 0;
     }
     if (len <= 0) return 0.0;
-    double scale = __longlong_as_double((long long)(pos - 64 * N + 1023) << 52);
-    return (double)fx_bits<N>(v, pos, len) * scale;
+    double scale = __longlong_as_double((long long)(pos + unit + 1023) << 52);
+    return (double)fx_bits<L>(v, pos, len) * scale;
+}
+
+// The same with the unit 2^-64N of N limbs (chunk).
+template <int N> __device__ __forceinline__ double fx_chunk(const hpq_u64 *v, int pos, int len) {
+    return fx_chunk_scaled<N>(v, pos, len, -64 * N);
 }

@@ -3,17 +3,22 @@
 //!
 //! exp: in fixed-point integer arithmetic with two tables (`exp_fixed.rs`, after Johansson 2015).
 //!
-//! exp_m1 (and through it ln, powf, sinh, cosh): Cody–Waite reduction `x = k ln2 + r` (Cody–Waite 1980, "Software manual for the
-//! elementary functions", ch. 6), an exact scaling `r / 2^m`, a Taylor series of `expm1`, then
+//! exp_m1 (and through it ln near 1, powf, sinh, cosh): Cody–Waite reduction `x = k ln2 + r`
+//! (Cody–Waite 1980, "Software manual for the elementary functions", ch. 6), an exact scaling `r / 2^m`, a Taylor series of `expm1`, then
 //! `m` steps `s <- s (s + 2)`, which double the argument of `expm1` without losing its relative
 //! accuracy (the form used by Hida–Li–Bailey's `dd_real::exp`, rewritten for `expm1`).
 //!
-//! ln: `x = 2^e m`, `ln x = e ln2 + ln(m)`, and `ln(m) = ln_1p(m - 1)` with `m - 1` exact, by one
-//! Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no libm),
+//! ln: in fixed-point integer arithmetic with two reciprocal tables (`log_fixed.rs`, after
+//! Johansson 2015), except near 1 and for subnormal leading components, where Newton's method
+//! below keeps relative accuracy.
+//!
+//! ln near 1 (and log2, ln_1p, powf): `x = 2^e m`, `ln x = e ln2 + ln(m)`, and
+//! `ln(m) = ln_1p(m - 1)` with `m - 1` exact, by one Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no libm),
 //! plus the second-order term of the residual (Newton's method on `exp`, as in HLB `log`, but
 //! on `expm1` so that the relative accuracy holds near 1).
 //!
-//! Every operation is IEEE double arithmetic with explicit fma, mirrored by `kernels/`.
+//! Every operation is IEEE double arithmetic with explicit fma (or, in the fixed-point files,
+//! exact integer arithmetic), mirrored by `kernels/`.
 
 use crate::expansion::Expansion;
 use crate::{Dd, Qd};
@@ -462,6 +467,31 @@ pub(crate) fn ln<T: Expansion>(x: T) -> T {
     if h == f64::INFINITY {
         return T::INFINITY;
     }
+    if h >= f64::MIN_POSITIVE {
+        if let Some(l) = ln_fixed(x) {
+            return l;
+        }
+    }
+    ln_newton(x)
+}
+
+/// ln x in fixed point (`log_fixed.rs`) for a positive finite x with a normal leading
+/// component, or `None` where |ln x| is too small for its absolute accuracy.
+#[inline(always)]
+fn ln_fixed<T: Expansion>(x: T) -> Option<T> {
+    if T::COMPONENTS == 2 {
+        let d = crate::log_fixed::ln_dd(to_dd(x))?;
+        Some(T::from_components(&[d.hi, d.lo]))
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let q = crate::log_fixed::ln_qd(Qd(c))?;
+        Some(T::from_components(&q.0))
+    }
+}
+
+/// ln x for a positive finite x by Newton's method on expm1 (`ln_1p_reduced`): relatively
+/// accurate also near 1.
+fn ln_newton<T: Expansion>(x: T) -> T {
     let (e, d) = split_exponent(x);
     let l = ln_1p_reduced(d);
     if e == 0 {

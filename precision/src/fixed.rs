@@ -119,14 +119,20 @@ pub(crate) fn mul<const N: usize, const Z: usize>(a: [u64; N], b: [u64; N]) -> [
     r
 }
 
+/// `r · 2^k` for a fraction below 2^-k, `1 <= k <= 63` (exact).
+#[inline(always)]
+pub(crate) fn shl<const N: usize>(r: [u64; N], k: u32) -> [u64; N] {
+    let mut s = [0u64; N];
+    for i in (0..N).rev() {
+        s[i] = r[i] << k | if i > 0 { r[i - 1] >> (64 - k) } else { 0 };
+    }
+    s
+}
+
 /// `r · 2^16` for a fraction below 2^-16 (exact).
 #[inline(always)]
 pub(crate) fn shl16<const N: usize>(r: [u64; N]) -> [u64; N] {
-    let mut s = [0u64; N];
-    for i in (0..N).rev() {
-        s[i] = r[i] << 16 | if i > 0 { r[i - 1] >> 48 } else { 0 };
-    }
-    s
+    shl(r, 16)
 }
 
 /// The `len <= 53` bits of `v` from bit `pos` up, as an integer.
@@ -160,12 +166,19 @@ pub(crate) fn sub<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
 /// the last limb (a negative `pos`) count as zero.
 #[inline(always)]
 pub(crate) fn chunk<const N: usize>(v: &[u64; N], pos: i32, len: i32) -> f64 {
+    chunk_scaled(v, pos, len, -64 * N as i32)
+}
+
+/// The `len` bits of the `L` limbs `v` from bit `pos` up, as an exact double times
+/// 2^(pos + unit), for `pos + unit >= -1022`; bits below the last limb count as zero.
+#[inline(always)]
+pub(crate) fn chunk_scaled<const L: usize>(v: &[u64; L], pos: i32, len: i32, unit: i32) -> f64 {
     let (pos, len) = if pos < 0 { (0, len + pos) } else { (pos, len) };
     if len <= 0 {
         return 0.0;
     }
-    // The scale 2^(pos - 64N) is at least 2^-256, a normal double built from its bits.
-    let scale = f64::from_bits(((pos - 64 * N as i32 + 1023) as u64) << 52);
+    // The scale is a normal power of two, built from its bits.
+    let scale = f64::from_bits(((pos + unit + 1023) as u64) << 52);
     bits(v, pos as usize, len as usize) as f64 * scale
 }
 

@@ -22,6 +22,7 @@ mod exp_log;
 mod fixed;
 mod hyperbolic;
 mod inverse_trig;
+mod log_fixed;
 mod roots;
 mod trig;
 mod trig_fixed;

@@ -16,6 +16,7 @@ const INVERSE_TRIG_RS: &str = include_str!("../../precision/src/inverse_trig.rs"
 const EXP_LOG_RS: &str = include_str!("../../precision/src/exp_log.rs");
 const EXP_FIXED_RS: &str = include_str!("../../precision/src/exp_fixed.rs");
 const TRIG_FIXED_RS: &str = include_str!("../../precision/src/trig_fixed.rs");
+const LOG_FIXED_RS: &str = include_str!("../../precision/src/log_fixed.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
 const TABLES: [(&str, &str, &str, usize); 10] = [
@@ -32,7 +33,7 @@ const TABLES: [(&str, &str, &str, usize); 10] = [
 ];
 
 /// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
-const LIMB_TABLES: [(&str, &str, &str, usize); 11] = [
+const LIMB_TABLES: [(&str, &str, &str, usize); 16] = [
     (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
     (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
     (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
@@ -44,6 +45,11 @@ const LIMB_TABLES: [(&str, &str, &str, usize); 11] = [
     (TRIG_FIXED_RS, "COS_M1_I65536", "HPQ_COS_M1_I65536", 256 * 4),
     (TRIG_FIXED_RS, "SIN_SERIES", "HPQ_SIN_SERIES", 7 * 4),
     (TRIG_FIXED_RS, "COS_SERIES", "HPQ_COS_SERIES", 7 * 4),
+    (LOG_FIXED_RS, "LOG_R1", "HPQ_LOG_R1", 256),
+    (LOG_FIXED_RS, "LOG_R2", "HPQ_LOG_R2", 258),
+    (LOG_FIXED_RS, "LOG_L1", "HPQ_LOG_L1", 256 * 4),
+    (LOG_FIXED_RS, "LOG_L2", "HPQ_LOG_L2", 258 * 4),
+    (LOG_FIXED_RS, "LOG_COEFFS", "HPQ_LOG_COEFFS", 16 * 4),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
@@ -296,6 +302,7 @@ mod tests {
         assert!(src.contains("HPQ_EXP_K65536_M1[1024]"));
         assert!(src.contains("0x0001000000000000ULL"));
         assert!(src.contains("HPQ_SIN_J256[1612]"));
+        assert_eq!(rust_limbs(LOG_FIXED_RS, "LOG_R1").expect("R1")[0], 1 << 16);
         assert_eq!(rust_limbs(TRIG_FIXED_RS, "PI_2_FIX").expect("pi/2")[5], 1);
     }
 
