@@ -307,10 +307,11 @@ template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {
     if (isnan(h)) return E::nan();
     if (h > HPQ_EXP_OVERFLOW + 1e-3) return E::infinity();
     if (h < -200.0) return -E::one();
+    // |x| > ln2/2 (about): exp(x) - 1 loses at most a bit or two to the subtraction.
+    if (round(h * HPQ_LOG2_E[0]) != 0.0) return clean(exp_fixed(x) - 1.0);
     int k;
     T s = exp_parts(x, k);
-    if (k == 0) return s;
-    return clean(E::ldexp(s + 1.0, k) - 1.0);
+    return s;
 }
 
 // ln(1 + d) to about 2^-51 for |d| <= 0.5 in doubles: 2 atanh(d / (2 + d)).

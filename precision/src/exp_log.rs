@@ -352,7 +352,7 @@ pub(crate) fn exp<T: Expansion>(x: T) -> T {
 
 /// exp(x) for finite x with `|x| <= 746` in fixed-point arithmetic (`exp_fixed.rs`).
 #[inline(always)]
-fn exp_fixed<T: Expansion>(x: T) -> T {
+pub(crate) fn exp_fixed<T: Expansion>(x: T) -> T {
     if T::COMPONENTS == 2 {
         let d = crate::exp_fixed::exp_dd(to_dd(x));
         clean(T::from_components(&[d.hi, d.lo]))
@@ -376,13 +376,11 @@ pub(crate) fn exp_m1<T: Expansion>(x: T) -> T {
         // e^x < 2^-288 is below half an ulp of 1 in both types.
         return -T::ONE;
     }
-    let (k, s) = exp_parts(x);
-    if k == 0 {
-        s
-    } else {
-        // |x| > ln2/2 here, so the subtraction loses at most a bit or two.
-        clean((s + 1.0).ldexp(k) - 1.0)
+    if (h * LOG2_E[0]).round() != 0.0 {
+        // |x| > ln2/2 (about), so the subtraction loses at most a bit or two.
+        return clean(exp_fixed(x) - 1.0);
     }
+    exp_parts(x).1
 }
 
 /// ln(1 + d) to about 2^-51 relative, for |d| <= 0.5, in plain doubles: the atanh series of
