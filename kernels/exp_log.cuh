@@ -261,8 +261,8 @@ template <int N> __device__ __forceinline__ int fx_exp_fraction(const double *c,
     return k;
 }
 
-// exp(x) for a quad-double with |x| <= 746 (exp_qd).
-__device__ __forceinline__ qd_t fx_exp_qd(qd_t x) {
+// 2^extra exp(x) for a quad-double with |x| <= 2^40 (exp_qd_scaled).
+__device__ __forceinline__ qd_t fx_exp_qd_scaled(qd_t x, int extra) {
     hpq_u64 v[4];
     int k = fx_exp_fraction<4>(x.x, v);
     double c[5];
@@ -271,8 +271,11 @@ __device__ __forceinline__ qd_t fx_exp_qd(qd_t x) {
     c[2] = hpq_ldexp((double)fx_bits<4>(v, 98, 53), -158);
     c[3] = hpq_ldexp((double)fx_bits<4>(v, 45, 53), -211);
     c[4] = hpq_ldexp((double)fx_bits<4>(v, 0, 45), -256);
-    return qd_ldexp(qd_renormalise<5>(c), k);
+    return qd_ldexp(qd_renormalise<5>(c), k + extra);
 }
+
+// exp(x) for a quad-double with |x| <= 746 (exp_qd).
+__device__ __forceinline__ qd_t fx_exp_qd(qd_t x) { return fx_exp_qd_scaled(x, 0); }
 
 // exp(x) for a double-double with |x| <= 746 (exp_dd).
 __device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
@@ -615,14 +618,15 @@ template <class T> __device__ __noinline__ T powf_positive(T x, T y) {
                 f = f + p + q;
             }
         }
-        T l = ln_1p_reduced(d);
+        // ln m in fixed point, or by Newton's method where m is near 1.
+        T l;
+        if (!fxl_ln(d + 1.0, l)) l = ln_1p_reduced(d);
         T z = y * l + f * E::ln_2();
         double zh = hi(z);
         if (zh > 2.0 * HPQ_EXP_OVERFLOW) return E::infinity();
         if (zh < 2.0 * HPQ_EXP_UNDERFLOW) return E::zero();
-        int k;
-        T s = exp_parts(z, k);
-        return scale_one_plus((int)((double)k + n), s);
+        // 2^n exp(z) by the fixed-point exp.
+        return clean(fx_exp_qd_scaled(z, (int)n));
     }
 }
 

@@ -535,7 +535,7 @@ fn fraction_at_least_ln2<const N: usize>(w: &Wide) -> bool {
 }
 
 /// `x = k ln2 + R` with `0 <= R < ln2` as N fraction limbs, for the components of a finite x
-/// with `|x| <= 746`.
+/// with `|x| <= 2^40`.
 #[inline(always)]
 fn reduce<const N: usize>(c: &[f64]) -> (i32, [u64; N]) {
     let mut w: Wide = [0; 5];
@@ -543,7 +543,7 @@ fn reduce<const N: usize>(c: &[f64]) -> (i32, [u64; N]) {
         add_double::<N>(&mut w, ci);
     }
     let mut k = (c[0] * LOG2_E).floor() as i64;
-    // w -= k ln2: |k| <= 1077, so |k| ln2 fits in the N fraction limbs and one more.
+    // w -= k ln2: |k| ln2 < 2^41 fits in the N fraction limbs and the integer limb.
     let l = ln2::<N>();
     let ka = k.unsigned_abs();
     let mut carry = 0u64;
@@ -637,6 +637,12 @@ fn exp_fraction<const N: usize>(c: &[f64], expm1: fn([u64; N]) -> [u64; N]) -> (
 /// exp(x) for a quad-double with `|x| <= 746` (finite): `2^k (1 + v)`, `1 + v` cut into five
 /// 53-bit (or shorter) pieces from the top and renormalised.
 pub(crate) fn exp_qd(x: Qd) -> Qd {
+    exp_qd_scaled(x, 0)
+}
+
+/// `2^extra exp(x)` for a finite quad-double with `|x| <= 2^40` (the reduction's range; exp
+/// itself needs |x| <= 746, `powf` up to 1420 with the power of two apart).
+pub(crate) fn exp_qd_scaled(x: Qd, extra: i32) -> Qd {
     let (k, v) = exp_fraction::<4>(&x.0, expm1_4);
     let piece = |pos: usize, len: usize, scale: i32| crate::ldexp(bits(&v, pos, len) as f64, scale);
     let c0 = 1.0 + piece(204, 52, -52);
@@ -644,7 +650,7 @@ pub(crate) fn exp_qd(x: Qd) -> Qd {
     let c2 = piece(98, 53, -158);
     let c3 = piece(45, 53, -211);
     let c4 = piece(0, 45, -256);
-    renormalise([c0, c1, c2, c3, c4]).ldexp(k)
+    renormalise([c0, c1, c2, c3, c4]).ldexp(k + extra)
 }
 
 /// exp(x) for a double-double with `|x| <= 746` (finite): as `exp_qd` with two limbs, `1 + v`

@@ -577,7 +577,8 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
             f = f + p + q;
         }
     }
-    let l = ln_1p_reduced(d);
+    // ln m in fixed point, or by Newton's method where m is near 1.
+    let l = ln_fixed(d + 1.0).unwrap_or_else(|| ln_1p_reduced(d));
     let z = y * l + f * T::LN_2;
     let zh = z.hi();
     if zh > 2.0 * EXP_OVERFLOW {
@@ -586,8 +587,10 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     if zh < 2.0 * EXP_UNDERFLOW {
         return T::ZERO;
     }
-    let (k, s) = exp_parts(z);
-    scale_one_plus((k as f64 + n) as i32, s)
+    // 2^n exp(z) by the fixed-point exp (T is Qd here).
+    let c = [z.hi(), z.component(1), z.component(2), z.component(3)];
+    let r = crate::exp_fixed::exp_qd_scaled(Qd(c), n as i32);
+    clean(T::from_components(&r.0))
 }
 
 /// x^y with f64::powf's special cases.
