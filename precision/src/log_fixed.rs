@@ -858,4 +858,36 @@ mod tests {
             assert_eq!(value(c), nearest(v), "n = {n}");
         }
     }
+
+    /// x = 2^k - 2^(k-t): the leading component a power of two, the tail negative, so that
+    /// m = x 2^-k lies just below 1 and the fixed-point path takes 2m; |ln x| against MPFR.
+    #[test]
+    fn ln_below_powers_of_two_matches_mpfr() {
+        let mut fixed = 0;
+        for k in [-1000, -3, -1, 1, 2, 7, 1000] {
+            for t in [54, 60, 100, 150, 200] {
+                let x = Qd::new(crate::ldexp(1.0, k), -crate::ldexp(1.0, k - t), 0.0, 0.0);
+                let exact = {
+                    let mut f = Float::with_val(1000, x.0[0]);
+                    f += x.0[1];
+                    f.ln()
+                };
+                // (Near 1 the Newton path would answer instead: counted below.)
+                if let Some(l) = ln_qd(x) {
+                    fixed += 1;
+                    let got = Float::with_val(1000, l.0[0]) + l.0[1] + l.0[2] + l.0[3];
+                    let rel = ((got - &exact) / &exact).abs().to_f64();
+                    assert!(rel < 2f64.powi(-205), "k = {k}, t = {t}: {rel:e}");
+                }
+                let d = Dd::new(x.0[0], x.0[1]);
+                if let Some(l) = ln_dd(d) {
+                    let got = Float::with_val(1000, l.hi) + l.lo;
+                    let rel = ((got - &exact) / &exact).abs().to_f64();
+                    assert!(rel < 2f64.powi(-102), "dd k = {k}, t = {t}: {rel:e}");
+                }
+            }
+        }
+        // None is near 1, so every one takes the fixed path.
+        assert_eq!(fixed, 35);
+    }
 }
