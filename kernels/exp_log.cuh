@@ -1,15 +1,17 @@
 // exp, exp_m1, ln, ln_1p, log2, log10 and powf for dd_t and qd_t, written once as templates.
 // Twin of precision/src/exp_log.rs, function for function and operation for operation:
-//   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_table, clean,
+//   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_fixed, clean,
 //   scale_one_plus, ln_1p_start,
-//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names;
+//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names (ln_newton
+//   is hpq_ln's tail);
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
-// exp: table-driven (Tang 1989), x = (64k + j) ln2/64 + r, 2^k 2^(j/64) (1 + expm1(r)).
+// exp: fixed-point integer arithmetic with two tables (exp_fixed.rs, Johansson 2015), below.
 // exp_parts (exp_m1, powf, sinh, cosh): Cody-Waite reduction, exact scaling by 2^-m, a Taylor
 // series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
+#include "fixed.cuh"
 
 // A table entry cut to the type's number of components.
 template <class T> __device__ __forceinline__ T konst(const double *c) {
@@ -103,30 +105,195 @@ template <class T> __device__ __forceinline__ T scale_one_plus(int k, T s) {
     return clean(expansion<T>::ldexp(s + 1.0, k));
 }
 
-// exp(x) for finite x with |x| <= 746, table-driven (Tang 1989): x = (64k + j) ln2/64 + r with
-// |r| <= ln2/128, exp(x) = 2^k 2^(j/64) (1 + expm1(r)); the table stands for six of
-// exp_parts' doublings, so dd needs none and qd four (exp_table).
-template <class T> __device__ __noinline__ T exp_table(T x) {
-    typedef exp_params<T> P;
-    double n = round(hi(x) * HPQ_INV_LN2_64);
-    T r = x;
-    if (n != 0.0) {
+// ---- exp in fixed point: twin of precision/src/exp_fixed.rs, step for step --------------------
+// (add_ln2, fraction_at_least_ln2, reduce, expm1_4, expm1_2, exp_fraction, exp_qd, exp_dd under
+// the names fx_*; the limb arithmetic in fixed.cuh). x = k ln2 + R
+// exactly in N-limb fixed point (0 <= R < ln2), R = j/2^8 + i/2^16 + r,
+// exp(x) = 2^k (1 + expm1(j/2^8))(1 + expm1(i/2^16))(1 + expm1(r)) (Johansson 2015, Arb).
+// Integer arithmetic only between the exact conversions, so the bits are the host's.
+// w += ln2 or w -= ln2, ln2 as N fraction limbs.
+template <int N> __device__ __forceinline__ void fx_add_ln2(hpq_u64 *w, bool subtract) {
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 carry = 0;
 #pragma unroll
-        for (int i = 0; i < P::LN2_PIECES; ++i) {
-            r = r - n * HPQ_LN2_64_PIECES[i];
+    for (int i = 0; i < N; ++i) {
+        if (subtract) {
+            hpq_u64 d = w[i] - l[i];
+            hpq_u64 b1 = w[i] < l[i] ? 1ULL : 0ULL;
+            hpq_u64 d2 = d - carry;
+            hpq_u64 b2 = d < carry ? 1ULL : 0ULL;
+            w[i] = d2;
+            carry = b1 | b2;
+        } else {
+            hpq_u64 s = w[i] + l[i];
+            hpq_u64 c1 = s < l[i] ? 1ULL : 0ULL;
+            hpq_u64 s2 = s + carry;
+            hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
+            w[i] = s2;
+            carry = c1 | c2;
         }
     }
-    int ni = (int)n;
-    // An arithmetic shift, as Rust's i32 >> 6: k rounds towards minus infinity, j in 0..63.
-    int k = ni >> 6, j = ni & 63;
-    int m = fabs(hi(r)) < 1.0e-9 ? 0 : P::M - 6;
-    T s = expm1_series(expansion<T>::ldexp(r, -m));
-    for (int i = 0; i < m; ++i) {
-        s = s * (s + 2.0);
-    }
-    T t = konst<T>(HPQ_EXP2_J64 + 4 * j);
-    return clean(expansion<T>::ldexp(t * s + t, k));
+    w[N] = subtract ? w[N] - carry : w[N] + carry;
 }
+
+template <int N> __device__ __forceinline__ bool fx_fraction_at_least_ln2(const hpq_u64 *w) {
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) {
+        if (w[i] != l[i]) return w[i] > l[i];
+    }
+    return true;
+}
+
+// x = k ln2 + R with 0 <= R < ln2 as N fraction limbs (reduce).
+template <int N> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u64 *r) {
+    hpq_u64 w[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < N; ++i) fx_add_double<N>(w, c[i]);
+    long long k = (long long)floor(c[0] * HPQ_LOG2_E[0]);
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 ka = k < 0 ? (hpq_u64)(-k) : (hpq_u64)k;
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        // p = l[i] ka + carry as a 128-bit (plo, phi).
+        hpq_u64 plo = l[i] * ka;
+        hpq_u64 phi = __umul64hi(l[i], ka);
+        plo += carry;
+        phi += plo < carry ? 1ULL : 0ULL;
+        if (k > 0) {
+            fx_sub_at<N>(w, i, plo, 0);
+        } else {
+            fx_add_at<N>(w, i, plo, 0);
+        }
+        carry = phi;
+    }
+    if (k > 0) {
+        fx_sub_at<N>(w, N, carry, 0);
+    } else {
+        fx_add_at<N>(w, N, carry, 0);
+    }
+    while ((long long)w[N] < 0) {
+        fx_add_ln2<N>(w, false);
+        k -= 1;
+    }
+    while (w[N] != 0 || fx_fraction_at_least_ln2<N>(w)) {
+        fx_add_ln2<N>(w, true);
+        k += 1;
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) r[i] = w[i];
+    return (int)k;
+}
+
+// q = c(n) + s q with the product skipping Z leading limbs of q (one Horner step).
+template <int N, int Z> __device__ __forceinline__ void fx_horner(const hpq_u64 *s, hpq_u64 *q, int n) {
+    hpq_u64 p[N], c[N];
+    fx_mul<N, Z>(s, q, p);
+    fx_top<N>(HPQ_EXP_COEFFS + 4 * n, c);
+    fx_add<N>(c, p, q);
+}
+
+// expm1(r) for 0 <= r < 2^-16, four limbs: twelve terms (expm1_4).
+__device__ __forceinline__ void fx_expm1_4(const hpq_u64 *r, hpq_u64 *out) {
+    hpq_u64 s[4], q[4];
+    fx_shl16<4>(r, s);
+    fx_top<4>(HPQ_EXP_COEFFS + 4 * 12, q);
+    fx_horner<4, 3>(s, q, 11);
+    fx_horner<4, 3>(s, q, 10);
+    fx_horner<4, 2>(s, q, 9);
+    fx_horner<4, 2>(s, q, 8);
+    fx_horner<4, 2>(s, q, 7);
+    fx_horner<4, 1>(s, q, 6);
+    fx_horner<4, 1>(s, q, 5);
+    fx_horner<4, 1>(s, q, 4);
+    fx_horner<4, 1>(s, q, 3);
+    fx_horner<4, 0>(s, q, 2);
+    fx_horner<4, 0>(s, q, 1);
+    fx_mul<4, 0>(s, q, out);
+}
+
+// expm1(r) for 0 <= r < 2^-16, two limbs: seven terms (expm1_2).
+__device__ __forceinline__ void fx_expm1_2(const hpq_u64 *r, hpq_u64 *out) {
+    hpq_u64 s[2], q[2];
+    fx_shl16<2>(r, s);
+    fx_top<2>(HPQ_EXP_COEFFS + 4 * 7, q);
+    fx_horner<2, 1>(s, q, 6);
+    fx_horner<2, 1>(s, q, 5);
+    fx_horner<2, 1>(s, q, 4);
+    fx_horner<2, 1>(s, q, 3);
+    fx_horner<2, 0>(s, q, 2);
+    fx_horner<2, 0>(s, q, 1);
+    fx_mul<2, 0>(s, q, out);
+}
+
+// exp(x) = 2^k (1 + v): the reduction, the tables and the series (exp_fraction).
+template <int N> __device__ __forceinline__ int fx_exp_fraction(const double *c, hpq_u64 *v) {
+    hpq_u64 r[N];
+    int k = fx_reduce<N>(c, r);
+    hpq_u64 lead = r[N - 1];
+    int j = (int)(lead >> 56), i = (int)((lead >> 48) & 0xff);
+    r[N - 1] = lead & 0x0000ffffffffffffULL;
+    hpq_u64 p[N];
+    if constexpr (N == 4) {
+        fx_expm1_4(r, p);
+    } else {
+        fx_expm1_2(r, p);
+    }
+    hpq_u64 a[N], b[N], ab[N], t[N];
+    fx_top<N>(HPQ_EXP_J256_M1 + 4 * j, a);
+    fx_top<N>(HPQ_EXP_K65536_M1 + 4 * i, b);
+    // (1 + a)(1 + b) = 1 + (a + b + ab).
+    fx_mul<N, 0>(a, b, t);
+    fx_add<N>(a, b, ab);
+    fx_add<N>(ab, t, ab);
+    // (1 + ab)(1 + p), saturated below 2.
+    fx_mul<N, 0>(ab, p, t);
+    bool c1 = fx_add<N>(ab, p, v);
+    bool c2 = fx_add<N>(v, t, v);
+    if (c1 || c2) {
+#pragma unroll
+        for (int n = 0; n < N; ++n) v[n] = ~0ULL;
+    }
+    return k;
+}
+
+// 2^extra exp(x) for a quad-double with |x| <= 2^40 (exp_qd_scaled).
+__device__ __forceinline__ qd_t fx_exp_qd_scaled(qd_t x, int extra) {
+    hpq_u64 v[4];
+    int k = fx_exp_fraction<4>(x.x, v);
+    double c[5];
+    c[0] = 1.0 + hpq_ldexp((double)fx_bits<4>(v, 204, 52), -52);
+    c[1] = hpq_ldexp((double)fx_bits<4>(v, 151, 53), -105);
+    c[2] = hpq_ldexp((double)fx_bits<4>(v, 98, 53), -158);
+    c[3] = hpq_ldexp((double)fx_bits<4>(v, 45, 53), -211);
+    c[4] = hpq_ldexp((double)fx_bits<4>(v, 0, 45), -256);
+    return qd_ldexp(qd_renormalise<5>(c), k + extra);
+}
+
+// exp(x) for a quad-double with |x| <= 746 (exp_qd).
+__device__ __forceinline__ qd_t fx_exp_qd(qd_t x) { return fx_exp_qd_scaled(x, 0); }
+
+// exp(x) for a double-double with |x| <= 746 (exp_dd).
+__device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
+    hpq_u64 v[2];
+    double c[2] = {x.hi, x.lo};
+    int k = fx_exp_fraction<2>(c, v);
+    double c0 = 1.0 + hpq_ldexp((double)fx_bits<2>(v, 76, 52), -52);
+    double c1 = hpq_ldexp((double)fx_bits<2>(v, 23, 53), -105) +
+                hpq_ldexp((double)fx_bits<2>(v, 0, 23), -128);
+    double hi_, lo_;
+    quick_two_sum(c0, c1, hi_, lo_);
+    return dd_ldexp(dd_make(hi_, lo_), k);
+}
+
+// exp(x) for finite x with |x| <= 746 in fixed point (exp_log.rs exp_fixed).
+template <class T> __device__ __noinline__ T exp_fixed(T x);
+template <> __device__ __noinline__ dd_t exp_fixed<dd_t>(dd_t x) { return clean(fx_exp_dd(x)); }
+template <> __device__ __noinline__ qd_t exp_fixed<qd_t>(qd_t x) { return clean(fx_exp_qd(x)); }
 
 template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     typedef expansion<T> E;
@@ -134,7 +301,7 @@ template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     if (isnan(h)) return E::nan();
     if (h > HPQ_EXP_OVERFLOW + 1e-3) return E::infinity();
     if (h < HPQ_EXP_UNDERFLOW) return E::zero();
-    return exp_table(x);
+    return exp_fixed(x);
 }
 
 template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {
@@ -143,10 +310,11 @@ template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {
     if (isnan(h)) return E::nan();
     if (h > HPQ_EXP_OVERFLOW + 1e-3) return E::infinity();
     if (h < -200.0) return -E::one();
+    // |x| > ln2/2 (about): exp(x) - 1 loses at most a bit or two to the subtraction.
+    if (round(h * HPQ_LOG2_E[0]) != 0.0) return clean(exp_fixed(x) - 1.0);
     int k;
     T s = exp_parts(x, k);
-    if (k == 0) return s;
-    return clean(E::ldexp(s + 1.0, k) - 1.0);
+    return s;
 }
 
 // ln(1 + d) to about 2^-51 for |d| <= 0.5 in doubles: 2 atanh(d / (2 + d)).
@@ -202,12 +370,189 @@ template <class T> __device__ __forceinline__ T split_exponent(T x, int &e_out) 
     return m - 1.0;
 }
 
+// ---- ln in fixed point: twin of precision/src/log_fixed.rs, step for step ---------------------
+// (mul_reciprocal, ln_1p_4, ln_1p_2, ln_fixed, leading_bit, ln_qd, ln_dd under the names fxl_*).
+// x = 2^e m, y1 = m R1[j], y2 = y1 R2[i] (short reciprocals, exact products),
+// ln x = e ln2 - ln R1[j] - ln R2[i] + ln(1 + (y2 - 1)) in integers (Johansson 2015).
+
+// y R / 2^shift for y = 1 + fraction, R < 2^34, 0 < shift < 64 (mul_reciprocal).
+template <int N> __device__ __forceinline__ void fxl_mul_reciprocal(const hpq_u64 *y, hpq_u64 r, int shift, hpq_u64 *out) {
+    hpq_u64 p[6];
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int l = 0; l <= N; ++l) {
+        hpq_u64 lo = y[l] * r;
+        hpq_u64 hi = __umul64hi(y[l], r);
+        lo += carry;
+        hi += lo < carry ? 1ULL : 0ULL;
+        p[l] = lo;
+        carry = hi;
+    }
+    p[N + 1] = carry;
+#pragma unroll
+    for (int l = 0; l < 5; ++l) out[l] = 0;
+#pragma unroll
+    for (int l = 0; l <= N; ++l) out[l] = (p[l] >> shift) | (p[l + 1] << (64 - shift));
+}
+
+// q = c(n) - s q with the product skipping Z leading limbs of q (one Horner step of ln_1p).
+template <int N, int Z> __device__ __forceinline__ void fxl_horner(const hpq_u64 *s, hpq_u64 *q, int n) {
+    hpq_u64 p[N], c[N];
+    fx_mul<N, Z>(s, q, p);
+    fx_top<N>(HPQ_LOG_COEFFS + 4 * n, c);
+    fx_sub<N>(c, p, q);
+}
+
+// ln(1 + d) for 0 <= d < 2^-16 + 2^-31, four limbs: fifteen terms (ln_1p_4).
+__device__ __forceinline__ void fxl_ln_1p_4(const hpq_u64 *d, hpq_u64 *out) {
+    hpq_u64 s[4], q[4];
+    fx_shl<4>(d, 15, s);
+    fx_top<4>(HPQ_LOG_COEFFS + 4 * 15, q);
+    fxl_horner<4, 3>(s, q, 14);
+    fxl_horner<4, 3>(s, q, 13);
+    fxl_horner<4, 3>(s, q, 12);
+    fxl_horner<4, 2>(s, q, 11);
+    fxl_horner<4, 2>(s, q, 10);
+    fxl_horner<4, 2>(s, q, 9);
+    fxl_horner<4, 2>(s, q, 8);
+    fxl_horner<4, 1>(s, q, 7);
+    fxl_horner<4, 1>(s, q, 6);
+    fxl_horner<4, 1>(s, q, 5);
+    fxl_horner<4, 1>(s, q, 4);
+    fxl_horner<4, 0>(s, q, 3);
+    fxl_horner<4, 0>(s, q, 2);
+    fxl_horner<4, 0>(s, q, 1);
+    fx_mul<4, 0>(s, q, out);
+}
+
+// ln(1 + d), two limbs: eight terms (ln_1p_2).
+__device__ __forceinline__ void fxl_ln_1p_2(const hpq_u64 *d, hpq_u64 *out) {
+    hpq_u64 s[2], q[2];
+    fx_shl<2>(d, 15, s);
+    fx_top<2>(HPQ_LOG_COEFFS + 4 * 8, q);
+    fxl_horner<2, 1>(s, q, 7);
+    fxl_horner<2, 1>(s, q, 6);
+    fxl_horner<2, 1>(s, q, 5);
+    fxl_horner<2, 1>(s, q, 4);
+    fxl_horner<2, 0>(s, q, 3);
+    fxl_horner<2, 0>(s, q, 2);
+    fxl_horner<2, 0>(s, q, 1);
+    fx_mul<2, 0>(s, q, out);
+}
+
+// (negative, |ln x|) in t[5], or false where |ln x| < 2^-(64 - shift) (ln_fixed).
+template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, int shift, bool &negative, hpq_u64 *t) {
+    int e = (int)(((hpq_u64)__double_as_longlong(c[0]) >> 52) & 0x7ff) - 1023;
+    hpq_u64 w[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < N; ++i) fx_add_double<N>(w, hpq_ldexp(c[i], -e));
+    if (w[N] == 0) {
+#pragma unroll
+        for (int l = N; l >= 1; --l) w[l] = (w[l] << 1) | (w[l - 1] >> 63);
+        w[0] <<= 1;
+        e -= 1;
+    }
+    int j = (int)(w[N - 1] >> 56);
+    hpq_u64 y1[5], y2[5];
+    fxl_mul_reciprocal<N>(w, HPQ_LOG_R1[j], 16, y1);
+    int i = (int)(y1[N - 1] >> 48);
+    fxl_mul_reciprocal<N>(y1, HPQ_LOG_R2[i], 32, y2);
+    hpq_u64 d[N], l1[N], l2[N], lp[N], lm[N];
+#pragma unroll
+    for (int n = 0; n < N; ++n) d[n] = y2[n];
+    fx_top<N>(HPQ_LOG_L1 + 4 * j, l1);
+    fx_top<N>(HPQ_LOG_L2 + 4 * i, l2);
+    if constexpr (N == 4) {
+        fxl_ln_1p_4(d, lp);
+    } else {
+        fxl_ln_1p_2(d, lp);
+    }
+    fx_add<N>(l1, l2, lm);
+    fx_add<N>(lm, lp, lm);
+#pragma unroll
+    for (int n = 0; n < 5; ++n) t[n] = n < N ? lm[n] : 0ULL;
+    hpq_u64 l[N];
+    fx_top<N>(HPQ_LN2_FIX, l);
+    hpq_u64 ea = (hpq_u64)(e < 0 ? -e : e);
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        hpq_u64 plo = l[k] * ea;
+        hpq_u64 phi = __umul64hi(l[k], ea);
+        plo += carry;
+        phi += plo < carry ? 1ULL : 0ULL;
+        if (e > 0) {
+            fx_add_at<N>(t, k, plo, 0);
+        } else {
+            fx_sub_at<N>(t, k, plo, 0);
+        }
+        carry = phi;
+    }
+    if (e > 0) {
+        fx_add_at<N>(t, N, carry, 0);
+    } else {
+        fx_sub_at<N>(t, N, carry, 0);
+    }
+    negative = (long long)t[N] < 0;
+    if (negative) {
+        hpq_u64 borrow = 1;
+#pragma unroll
+        for (int n = 0; n <= N; ++n) {
+            hpq_u64 v = ~t[n] + borrow;
+            borrow = (v < borrow) ? 1ULL : 0ULL;
+            t[n] = v;
+        }
+    }
+    return !(t[N] == 0 && (t[N - 1] >> shift) == 0);
+}
+
+// The position of the leading bit of |ln x| in units of 2^-64N (leading_bit).
+template <int N> __device__ __forceinline__ int fxl_leading_bit(const hpq_u64 *t) {
+    if (t[N] != 0) return 64 * N + 63 - __clzll((long long)t[N]);
+    return 64 * N - 1 - __clzll((long long)t[N - 1]);
+}
+
+// ln x for a positive finite x with a normal leading component, or false (ln_qd, ln_dd,
+// exp_log.rs ln_fixed).
+__device__ __forceinline__ bool fxl_ln(qd_t x, qd_t &out) {
+    bool negative;
+    hpq_u64 t[5];
+    if (!fxl_ln_fixed<4>(x.x, 40, negative, t)) return false;
+    int p = fxl_leading_bit<4>(t);
+    double c[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk_scaled<5>(t, p - 52 - 53 * k, 53, -256);
+    qd_t r = qd_renormalise<5>(c);
+    out = negative ? -r : r;
+    return true;
+}
+__device__ __forceinline__ bool fxl_ln(dd_t x, dd_t &out) {
+    bool negative;
+    hpq_u64 t[5];
+    double xc[2] = {x.hi, x.lo};
+    if (!fxl_ln_fixed<2>(xc, 52, negative, t)) return false;
+    int p = fxl_leading_bit<2>(t);
+    double c0 = fx_chunk_scaled<5>(t, p - 52, 53, -128);
+    double c1 = fx_chunk_scaled<5>(t, p - 105, 53, -128);
+    double c2 = fx_chunk_scaled<5>(t, p - 158, 53, -128);
+    double hi_, lo_;
+    quick_two_sum(c0, c1 + c2, hi_, lo_);
+    dd_t r = dd_make(hi_, lo_);
+    out = negative ? -r : r;
+    return true;
+}
+
 template <class T> __device__ __forceinline__ T hpq_ln(T x) {
     typedef expansion<T> E;
     double h = hi(x);
     if (isnan(h) || h < 0.0) return E::nan();
     if (h == 0.0) return -E::infinity();
     if (isinf(h)) return E::infinity();
+    if (h >= HPQ_F64_MIN_POSITIVE) {
+        T l;
+        if (fxl_ln(x, l)) return l;
+    }
+    // ln_newton: Newton's method on expm1, relatively accurate also near 1.
     int e;
     T d = split_exponent(x, e);
     T l = ln_1p_reduced(d);
@@ -273,14 +618,15 @@ template <class T> __device__ __noinline__ T powf_positive(T x, T y) {
                 f = f + p + q;
             }
         }
-        T l = ln_1p_reduced(d);
+        // ln m in fixed point, or by Newton's method where m is near 1.
+        T l;
+        if (!fxl_ln(d + 1.0, l)) l = ln_1p_reduced(d);
         T z = y * l + f * E::ln_2();
         double zh = hi(z);
         if (zh > 2.0 * HPQ_EXP_OVERFLOW) return E::infinity();
         if (zh < 2.0 * HPQ_EXP_UNDERFLOW) return E::zero();
-        int k;
-        T s = exp_parts(z, k);
-        return scale_one_plus((int)((double)k + n), s);
+        // 2^n exp(z) by the fixed-point exp.
+        return clean(fx_exp_qd_scaled(z, (int)n));
     }
 }
 

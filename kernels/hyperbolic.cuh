@@ -45,9 +45,7 @@ template <class T> __device__ __forceinline__ T hpq_cosh(T x) {
     if (isnan(h)) return x;
     T ax = E::abs(x);
     if (hi(ax) > far<T>()) return half_exp(ax);
-    int k;
-    T s = exp_parts(ax, k);
-    T e = E::ldexp(s + 1.0, k);
+    T e = exp_fixed(ax);
     return E::ldexp(e + E::recip(e), -1);
 }
 

@@ -7,9 +7,14 @@
 // Reduction by multiples of pi/1024 with exact products (Muller, "Elementary Functions",
 // 3rd ed., 11.2), a table of sin, cos(j pi/1024) and short Taylor series (Hida-Li-Bailey).
 // The tables and constants come from the generated header (src/gpu/tables.rs).
+// sin_cos first tries the fixed-point path of precision/src/trig_fixed.rs (fxt_* below, step for
+// step: add_pi_2, at_least_pi_2, reduce, series_4, series_2, sin_cos_theta, sin_cos_fixed,
+// fraction_to_qd, fraction_to_dd, assemble, sin_cos_qd, sin_cos_dd) and falls back to the above
+// where it declines (|x| outside [2^-24, 2^50), or a result below 2^-24 (qd) or 2^-12 (dd)).
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
+#include "fixed.cuh"
 
 template <class T> struct trig_params;
 
@@ -179,6 +184,239 @@ template <class T> __device__ __noinline__ void sin_cos_finite(T x, T &sin_x, T 
     }
 }
 
+// ---- sin and cos in fixed point: twin of precision/src/trig_fixed.rs ----------------------------
+
+// w += pi/2 or w -= pi/2, pi/2 as its integer 1 and N fraction limbs (add_pi_2).
+template <int N> __device__ __forceinline__ void fxt_add_pi_2(hpq_u64 *w, bool subtract) {
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        hpq_u64 f = HPQ_PI_2_FIX[5 - N + i];
+        if (subtract) {
+            hpq_u64 d = w[i] - f;
+            hpq_u64 b1 = w[i] < f ? 1ULL : 0ULL;
+            hpq_u64 d2 = d - carry;
+            hpq_u64 b2 = d < carry ? 1ULL : 0ULL;
+            w[i] = d2;
+            carry = b1 | b2;
+        } else {
+            hpq_u64 s = w[i] + f;
+            hpq_u64 c1 = s < f ? 1ULL : 0ULL;
+            hpq_u64 s2 = s + carry;
+            hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
+            w[i] = s2;
+            carry = c1 | c2;
+        }
+    }
+    w[N] = subtract ? w[N] - (1 + carry) : w[N] + (1 + carry);
+}
+
+// Whether w >= pi/2, for w >= 0 (at_least_pi_2).
+template <int N> __device__ __forceinline__ bool fxt_at_least_pi_2(const hpq_u64 *w) {
+    if (w[N] != 1) return w[N] > 1;
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) {
+        hpq_u64 f = HPQ_PI_2_FIX[5 - N + i];
+        if (w[i] != f) return w[i] > f;
+    }
+    return true;
+}
+
+// |x| = q pi/2 + theta with 0 <= theta < pi/2, for |x| < 2^50 (reduce).
+template <int N> __device__ __forceinline__ long long fxt_reduce(const double *c, hpq_u64 *w) {
+    bool negative = c[0] < 0.0;
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) fx_add_double<N>(w, negative ? -c[i] : c[i]);
+    long long q = (long long)floor(fabs(c[0]) * HPQ_FRAC_2_PI);
+    hpq_u64 qa = (hpq_u64)q;
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int t = 0; t <= N; ++t) {
+        hpq_u64 f = HPQ_PI_2_FIX[4 - N + t];
+        hpq_u64 plo = f * qa;
+        hpq_u64 phi = __umul64hi(f, qa);
+        plo += carry;
+        phi += plo < carry ? 1ULL : 0ULL;
+        if (t > 0) fx_sub_at<N>(w, t - 1, plo, 0);
+        carry = phi;
+    }
+    {
+        hpq_u64 lo = qa + carry;
+        hpq_u64 hi = lo < carry ? 1ULL : 0ULL;
+        fx_sub_at<N>(w, N, lo, hi);
+    }
+    while ((long long)w[N] < 0) {
+        fxt_add_pi_2<N>(w, false);
+        q -= 1;
+    }
+    while (fxt_at_least_pi_2<N>(w)) {
+        fxt_add_pi_2<N>(w, true);
+        q += 1;
+    }
+    return q;
+}
+
+// sum_k (-1)^(k+1) u^k c_k by Horner's rule, k = 1..6 (four limbs) (series_4's horner).
+__device__ __forceinline__ void fxt_horner_4(const hpq_u64 *u, const hpq_u64 *c, hpq_u64 *out) {
+    hpq_u64 p[4], t[4];
+    fx_top<4>(c + 4 * 6, p);
+    fx_mul<4, 3>(u, p, t);
+    fx_sub<4>(c + 4 * 5, t, p);
+    fx_mul<4, 2>(u, p, t);
+    fx_sub<4>(c + 4 * 4, t, p);
+    fx_mul<4, 2>(u, p, t);
+    fx_sub<4>(c + 4 * 3, t, p);
+    fx_mul<4, 1>(u, p, t);
+    fx_sub<4>(c + 4 * 2, t, p);
+    fx_mul<4, 1>(u, p, t);
+    fx_sub<4>(c + 4 * 1, t, p);
+    fx_mul<4, 0>(u, p, out);
+}
+
+// (sin r, 1 - cos r) for 0 <= r < 2^-16, four limbs (series_4).
+__device__ __forceinline__ void fxt_series_4(const hpq_u64 *r, hpq_u64 *sin_r, hpq_u64 *cos_m1) {
+    hpq_u64 s[4], u[4], p[4], t[4];
+    fx_shl16<4>(r, s);
+    fx_mul<4, 0>(s, s, u);
+    fxt_horner_4(u, HPQ_SIN_SERIES, p);
+    fxt_horner_4(u, HPQ_COS_SERIES, cos_m1);
+    fx_mul<4, 0>(r, p, t);
+    fx_sub<4>(r, t, sin_r);
+}
+
+// The same to k = 3, two limbs (series_2's horner).
+__device__ __forceinline__ void fxt_horner_2(const hpq_u64 *u, const hpq_u64 *c, hpq_u64 *out) {
+    hpq_u64 p[2], t[2], k[2];
+    fx_top<2>(c + 4 * 3, p);
+    fx_mul<2, 1>(u, p, t);
+    fx_top<2>(c + 4 * 2, k);
+    fx_sub<2>(k, t, p);
+    fx_mul<2, 1>(u, p, t);
+    fx_top<2>(c + 4 * 1, k);
+    fx_sub<2>(k, t, p);
+    fx_mul<2, 0>(u, p, out);
+}
+
+// (sin r, 1 - cos r) for 0 <= r < 2^-16, two limbs (series_2).
+__device__ __forceinline__ void fxt_series_2(const hpq_u64 *r, hpq_u64 *sin_r, hpq_u64 *cos_m1) {
+    hpq_u64 s[2], u[2], p[2], t[2];
+    fx_shl16<2>(r, s);
+    fx_mul<2, 0>(s, s, u);
+    fxt_horner_2(u, HPQ_SIN_SERIES, p);
+    fxt_horner_2(u, HPQ_COS_SERIES, cos_m1);
+    fx_mul<2, 0>(r, p, t);
+    fx_sub<2>(r, t, sin_r);
+}
+
+// One addition step: sin(b + y) = sb (1 - cy) + (1 - cb) sy, 1 - cos(b + y) = cb + cy - cb cy + sb sy.
+template <int N>
+__device__ __forceinline__ void fxt_add_angles(const hpq_u64 *sb, const hpq_u64 *cb, const hpq_u64 *sy,
+                                               const hpq_u64 *cy, hpq_u64 *s_out, hpq_u64 *c_out) {
+    hpq_u64 t1[N], t2[N], a[N], b[N];
+    fx_mul<N, 0>(sb, cy, t1);
+    fx_sub<N>(sb, t1, a);
+    fx_mul<N, 0>(cb, sy, t2);
+    fx_sub<N>(sy, t2, b);
+    hpq_u64 s[N];
+    fx_add<N>(a, b, s);
+    fx_mul<N, 0>(cb, cy, t1);
+    fx_add<N>(cb, cy, a);
+    fx_sub<N>(a, t1, a);
+    fx_mul<N, 0>(sb, sy, t2);
+    fx_add<N>(a, t2, c_out);
+#pragma unroll
+    for (int i = 0; i < N; ++i) s_out[i] = s[i];
+}
+
+// (sin theta, 1 - cos theta) for 0 <= theta < pi/2 (sin_cos_theta).
+template <int N> __device__ __forceinline__ void fxt_sin_cos_theta(const hpq_u64 *w, hpq_u64 *s1, hpq_u64 *c1) {
+    hpq_u64 lead = w[N - 1];
+    int j = (int)((w[N] << 8) | (lead >> 56));
+    int i = (int)((lead >> 48) & 0xff);
+    hpq_u64 r[N];
+#pragma unroll
+    for (int n = 0; n < N; ++n) r[n] = w[n];
+    r[N - 1] = lead & 0x0000ffffffffffffULL;
+    hpq_u64 s[N], c[N];
+    if constexpr (N == 4) {
+        fxt_series_4(r, s, c);
+    } else {
+        fxt_series_2(r, s, c);
+    }
+    hpq_u64 sa[N], ca[N], s2[N], c2[N];
+    fx_top<N>(HPQ_SIN_I65536 + 4 * i, sa);
+    fx_top<N>(HPQ_COS_M1_I65536 + 4 * i, ca);
+    fxt_add_angles<N>(sa, ca, s, c, s2, c2);
+    hpq_u64 sb[N], cb[N];
+    fx_top<N>(HPQ_SIN_J256 + 4 * j, sb);
+    fx_top<N>(HPQ_COS_M1_J256 + 4 * j, cb);
+    fxt_add_angles<N>(sb, cb, s2, c2, s1, c1);
+}
+
+// (q, sin theta, cos theta), or false when either is below 2^-(64 - shift) (sin_cos_fixed).
+template <int N>
+__device__ __forceinline__ bool fxt_sin_cos_fixed(const double *c, int shift, long long &q, hpq_u64 *s,
+                                                  hpq_u64 *co) {
+    hpq_u64 w[5];
+    q = fxt_reduce<N>(c, w);
+    hpq_u64 cm[N], zero[N];
+    fxt_sin_cos_theta<N>(w, s, cm);
+#pragma unroll
+    for (int i = 0; i < N; ++i) zero[i] = 0;
+    fx_sub<N>(zero, cm, co);
+    return (s[N - 1] >> shift) != 0 && (co[N - 1] >> shift) != 0;
+}
+
+// A fraction of at least 2^-24 as a quad-double (fraction_to_qd).
+__device__ __forceinline__ qd_t fxt_fraction_to_qd(const hpq_u64 *v) {
+    int p = 255 - __clzll((long long)v[3]);
+    double c[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk<4>(v, p - 52 - 53 * k, 53);
+    return qd_renormalise<5>(c);
+}
+
+// A fraction of at least 2^-12 as a double-double (fraction_to_dd).
+__device__ __forceinline__ dd_t fxt_fraction_to_dd(const hpq_u64 *v) {
+    int p = 127 - __clzll((long long)v[1]);
+    double c0 = fx_chunk<2>(v, p - 52, 53);
+    double c1 = fx_chunk<2>(v, p - 105, 53);
+    double c2 = fx_chunk<2>(v, p - 158, 53);
+    double hi_, lo_;
+    quick_two_sum(c0, c1 + c2, hi_, lo_);
+    return dd_make(hi_, lo_);
+}
+
+// (sin x, cos x) from (q, sin theta, cos theta) and the sign of x (assemble).
+template <class T> __device__ __forceinline__ void fxt_assemble(long long q, T s, T c, bool negative, T &sin_x, T &cos_x) {
+    switch (q & 3) {
+    case 0: sin_x = s; cos_x = c; break;
+    case 1: sin_x = c; cos_x = -s; break;
+    case 2: sin_x = -s; cos_x = -c; break;
+    default: sin_x = -c; cos_x = s; break;
+    }
+    if (negative) sin_x = -sin_x;
+}
+
+// (sin x, cos x) in fixed point, or false (sin_cos_qd, sin_cos_dd, trig.rs sin_cos_fixed).
+__device__ __forceinline__ bool fxt_sin_cos(qd_t x, qd_t &sin_x, qd_t &cos_x) {
+    long long q;
+    hpq_u64 s[4], c[4];
+    if (!fxt_sin_cos_fixed<4>(x.x, 40, q, s, c)) return false;
+    fxt_assemble(q, fxt_fraction_to_qd(s), fxt_fraction_to_qd(c), x.x[0] < 0.0, sin_x, cos_x);
+    return true;
+}
+__device__ __forceinline__ bool fxt_sin_cos(dd_t x, dd_t &sin_x, dd_t &cos_x) {
+    long long q;
+    hpq_u64 s[2], c[2];
+    double xc[2] = {x.hi, x.lo};
+    if (!fxt_sin_cos_fixed<2>(xc, 52, q, s, c)) return false;
+    fxt_assemble(q, fxt_fraction_to_dd(s), fxt_fraction_to_dd(c), x.hi < 0.0, sin_x, cos_x);
+    return true;
+}
+
 // (sin x, cos x) with the special values of f64 (sin_cos).
 template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) {
     typedef expansion<T> E;
@@ -192,6 +430,9 @@ template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) 
         c = E::nan();
         return;
     }
+    // Below 2^-24 both results cannot pass the fixed-point path's size test.
+    double ax = fabs(hi(x));
+    if (ax >= HPQ_FIXED_LOWER && ax < HPQ_FIXED_LIMIT && fxt_sin_cos(x, s, c)) return;
     sin_cos_finite(x, s, c);
 }
 

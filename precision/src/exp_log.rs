@@ -1,17 +1,24 @@
 //! Exponential and logarithm for [`Dd`] and [`Qd`], each written once over [`Expansion`]:
 //! `exp`, `exp_m1`, `ln`, `ln_1p`, `log2`, `log10` and `powf`.
 //!
-//! exp: Cody–Waite reduction `x = k ln2 + r` (Cody–Waite 1980, "Software manual for the
-//! elementary functions", ch. 6), an exact scaling `r / 2^m`, a Taylor series of `expm1`, then
+//! exp: in fixed-point integer arithmetic with two tables (`exp_fixed.rs`, after Johansson 2015).
+//!
+//! exp_m1 (and through it ln near 1, powf, sinh, cosh): Cody–Waite reduction `x = k ln2 + r`
+//! (Cody–Waite 1980, "Software manual for the elementary functions", ch. 6), an exact scaling `r / 2^m`, a Taylor series of `expm1`, then
 //! `m` steps `s <- s (s + 2)`, which double the argument of `expm1` without losing its relative
 //! accuracy (the form used by Hida–Li–Bailey's `dd_real::exp`, rewritten for `expm1`).
 //!
-//! ln: `x = 2^e m`, `ln x = e ln2 + ln(m)`, and `ln(m) = ln_1p(m - 1)` with `m - 1` exact, by one
-//! Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no libm),
+//! ln: in fixed-point integer arithmetic with two reciprocal tables (`log_fixed.rs`, after
+//! Johansson 2015), except near 1 and for subnormal leading components, where Newton's method
+//! below keeps relative accuracy.
+//!
+//! ln near 1 (and log2, ln_1p, powf): `x = 2^e m`, `ln x = e ln2 + ln(m)`, and
+//! `ln(m) = ln_1p(m - 1)` with `m - 1` exact, by one Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no libm),
 //! plus the second-order term of the residual (Newton's method on `exp`, as in HLB `log`, but
 //! on `expm1` so that the relative accuracy holds near 1).
 //!
-//! Every operation is IEEE double arithmetic with explicit fma, mirrored by `kernels/`.
+//! Every operation is IEEE double arithmetic with explicit fma (or, in the fixed-point files,
+//! exact integer arithmetic), mirrored by `kernels/`.
 
 use crate::expansion::Expansion;
 use crate::{Dd, Qd};
@@ -217,411 +224,6 @@ const LN2_PIECES: [f64; 8] = [
     7.131799359913831e-95,
 ];
 
-/// 2^(j/64) for j = 0..63, for the table-driven `exp` (Tang 1989, "Table-driven implementation
-/// of the exponential function in IEEE floating-point arithmetic"). Generated with mpmath 1.3 at
-/// 600 bits, components as for `INV_FACT`. (Entry 32 is sqrt 2's exact components, not an
-/// approximation of the constant.)
-#[allow(clippy::approx_constant)]
-const EXP2_J64: [[f64; 4]; 64] = [
-    [1.0, 0.0, 0.0, 0.0],
-    [
-        1.0108892860517005,
-        -1.5234778603368577e-17,
-        -1.2052777336398203e-33,
-        -9.723005129423798e-51,
-    ],
-    [
-        1.0218971486541166,
-        5.109225028973444e-17,
-        7.884226564969274e-34,
-        -5.463190044781899e-51,
-    ],
-    [
-        1.0330248790212284,
-        7.600838874027088e-18,
-        4.175476603364996e-34,
-        -1.9782355652557978e-50,
-    ],
-    [
-        1.0442737824274138,
-        8.551889705537965e-17,
-        -4.330791080574723e-33,
-        -1.3179407697148623e-49,
-    ],
-    [
-        1.0556451783605572,
-        1.759325738772092e-18,
-        -1.3039672497797838e-34,
-        5.115569572637819e-51,
-    ],
-    [
-        1.0671404006768237,
-        -7.899853966841582e-17,
-        2.487739243230479e-33,
-        -4.571415615114676e-50,
-    ],
-    [
-        1.0787607977571199,
-        -6.656660436056593e-17,
-        -3.658125801319237e-33,
-        3.285602599364627e-49,
-    ],
-    [
-        1.0905077326652577,
-        -3.046782079812471e-17,
-        2.0170548784884862e-33,
-        -1.086602979548965e-49,
-    ],
-    [
-        1.102382583307841,
-        5.2660368715706944e-17,
-        6.458053975367214e-34,
-        -1.3665475361588967e-50,
-    ],
-    [
-        1.1143867425958924,
-        1.0410278456845571e-16,
-        1.4757016734400031e-33,
-        5.993819722872146e-50,
-    ],
-    [
-        1.1265216186082418,
-        5.165856758795457e-17,
-        -5.659166861707162e-34,
-        1.0693766597811698e-50,
-    ],
-    [
-        1.1387886347566916,
-        8.912812676025408e-17,
-        -2.0074146328324945e-33,
-        1.2284922793851977e-49,
-    ],
-    [
-        1.1511892299529827,
-        3.250710218863827e-17,
-        8.890919316379272e-34,
-        5.8793193140222115e-50,
-    ],
-    [
-        1.1637248587775775,
-        3.8292048369240935e-17,
-        7.197098319876763e-34,
-        1.067898862439403e-50,
-    ],
-    [
-        1.1763969916502812,
-        5.554203254218079e-17,
-        -1.4884292934336851e-33,
-        2.573699252118647e-52,
-    ],
-    [
-        1.189207115002721,
-        3.982015231465646e-17,
-        1.1419596568854534e-33,
-        -5.891554891188599e-50,
-    ],
-    [
-        1.202156731452703,
-        6.644981499252301e-17,
-        -3.8568525533690765e-33,
-        1.546163307654647e-49,
-    ],
-    [
-        1.215247359980469,
-        -7.712630692681488e-17,
-        4.717206142884998e-33,
-        -1.5341519914966926e-49,
-    ],
-    [
-        1.22848053610687,
-        -1.89878163130253e-17,
-        6.1846945365210385e-34,
-        3.987300556123862e-50,
-    ],
-    [
-        1.241857812073484,
-        4.658027591836937e-17,
-        -2.31439910378786e-33,
-        -1.64627996692954e-49,
-    ],
-    [
-        1.255380757024691,
-        -6.7113898212968784e-18,
-        -5.768462643250284e-35,
-        9.000130126814666e-52,
-    ],
-    [
-        1.2690509571917332,
-        2.667932131342186e-18,
-        -5.01723570938719e-35,
-        9.30400836733112e-52,
-    ],
-    [
-        1.2828700160787783,
-        1.713594918243561e-17,
-        7.251314912828195e-34,
-        -2.27090822184965e-50,
-    ],
-    [
-        1.2968395546510096,
-        2.5382502794888315e-17,
-        1.686782464618325e-34,
-        -6.744873588403686e-51,
-    ],
-    [
-        1.3109612115247644,
-        -7.181536135519454e-17,
-        -2.1262926674396956e-34,
-        -1.696370184215208e-50,
-    ],
-    [
-        1.3252366431597413,
-        -2.8587312100388614e-17,
-        7.620214063972604e-34,
-        9.50271103593005e-52,
-    ],
-    [
-        1.339667524053303,
-        8.927282594831732e-17,
-        -7.6965798353189925e-34,
-        -6.715551635393119e-51,
-    ],
-    [
-        1.3542555469368927,
-        7.70094837980299e-17,
-        -2.2407483643739503e-33,
-        -8.442194805074831e-50,
-    ],
-    [
-        1.3690024229745905,
-        9.593797919118849e-17,
-        -4.886749587849472e-33,
-        -6.327205612322654e-50,
-    ],
-    [
-        1.383909881963832,
-        -6.770511658794786e-17,
-        5.259541347855243e-34,
-        1.966510348081778e-50,
-    ],
-    [
-        1.3989796725383112,
-        -9.614213209051323e-17,
-        3.974651900775057e-33,
-        -8.795555780679706e-50,
-    ],
-    [
-        1.4142135623730951,
-        -9.667293313452913e-17,
-        4.1386753086994136e-33,
-        4.935546991468351e-50,
-    ],
-    [
-        1.42961333839197,
-        -1.2031642489053655e-17,
-        3.9649253224338936e-35,
-        -6.846630701732113e-52,
-    ],
-    [
-        1.4451808069770467,
-        -3.0237581349939873e-17,
-        -1.773011958202501e-33,
-        2.7068832966994386e-50,
-    ],
-    [
-        1.460917794180647,
-        -5.600377186075216e-17,
-        -4.809488048900044e-33,
-        -1.8888265176118375e-49,
-    ],
-    [
-        1.4768261459394993,
-        -3.483994556892796e-17,
-        -1.2115770452309058e-34,
-        8.678046550627857e-52,
-    ],
-    [
-        1.4929077282912648,
-        1.4192920154284036e-17,
-        2.773263293447805e-34,
-        1.5906750159505835e-50,
-    ],
-    [
-        1.5091644275934228,
-        -1.016455327754295e-16,
-        2.0419170696740344e-34,
-        -1.8043598360040658e-51,
-    ],
-    [
-        1.5255981507445384,
-        -1.1024941712342561e-16,
-        -2.993828826371378e-33,
-        1.429050788929334e-49,
-    ],
-    [
-        1.5422108254079407,
-        7.949834809697621e-17,
-        -9.159956374100367e-34,
-        -4.1989501134935914e-50,
-    ],
-    [
-        1.559004400237837,
-        3.7812070533575275e-17,
-        5.942302210453856e-35,
-        -2.910039562139426e-51,
-    ],
-    [
-        1.5759808451078865,
-        -1.0136916471278304e-17,
-        5.439138515562207e-34,
-        -3.976237623535635e-51,
-    ],
-    [
-        1.593142151342267,
-        -1.0094406542311964e-16,
-        4.608483990349626e-33,
-        2.7821844003784898e-49,
-    ],
-    [
-        1.6104903319492543,
-        2.4707192569797888e-17,
-        1.069684778889359e-33,
-        6.527982715839633e-50,
-    ],
-    [
-        1.6280274218573478,
-        -6.712955084707084e-17,
-        1.861242888133996e-33,
-        -1.5749549606581507e-49,
-    ],
-    [
-        1.645755478153965,
-        -1.0125679913674773e-16,
-        -6.738384988036643e-34,
-        1.0518655701327504e-50,
-    ],
-    [
-        1.6636765803267364,
-        5.8909926967131e-17,
-        2.3778529927676503e-33,
-        1.2570039537642209e-49,
-    ],
-    [
-        1.681792830507429,
-        8.199010020581497e-17,
-        5.103515194728093e-33,
-        1.818637501100874e-49,
-    ],
-    [
-        1.7001063537185235,
-        -8.0237193703977e-18,
-        4.508946750518465e-34,
-        -3.6836302853975074e-50,
-    ],
-    [
-        1.718619298122478,
-        -1.851380418263111e-17,
-        6.41562962530571e-34,
-        3.0427277557554027e-50,
-    ],
-    [
-        1.7373338352737062,
-        3.164389299292957e-17,
-        2.4681208652463518e-33,
-        -1.1330128081177621e-49,
-    ],
-    [
-        1.7562521603732995,
-        2.960140695448873e-17,
-        1.2334822744893002e-33,
-        -6.930134289894348e-50,
-    ],
-    [
-        1.7753764925265212,
-        6.429731796556572e-17,
-        -3.059030381961223e-33,
-        -1.2301153917731118e-49,
-    ],
-    [
-        1.7947090750031072,
-        1.8227458427912087e-17,
-        1.4217643387469497e-33,
-        -4.856990681928593e-50,
-    ],
-    [
-        1.8142521755003989,
-        -9.969531538920349e-17,
-        -5.862249143774918e-33,
-        -2.993662735887339e-50,
-    ],
-    [
-        1.8340080864093424,
-        3.283107224245627e-17,
-        -6.4250893479530425e-34,
-        1.9878125518164447e-50,
-    ],
-    [
-        1.8539791250833855,
-        9.761887490727594e-17,
-        4.614815772055665e-33,
-        -5.189144069374574e-50,
-    ],
-    [
-        1.8741676341103,
-        -6.122763413004143e-17,
-        5.285885594025074e-33,
-        -1.835318258986482e-49,
-    ],
-    [
-        1.8945759815869656,
-        3.4034035352165297e-17,
-        1.7247509954934323e-33,
-        -8.157275676170662e-50,
-    ],
-    [
-        1.9152065613971474,
-        -1.0619946056195963e-16,
-        -3.0577697567913255e-33,
-        -1.3115258716865948e-49,
-    ],
-    [
-        1.9360617934922943,
-        1.0332385960676326e-16,
-        6.053013676820623e-33,
-        -7.367689096425991e-50,
-    ],
-    [
-        1.9571441241754002,
-        8.960767791036668e-17,
-        -9.632676613618276e-34,
-        5.005339690344238e-50,
-    ],
-    [
-        1.978456026387951,
-        4.0388753109278167e-17,
-        3.5812037166778622e-34,
-        -1.2569729167775466e-50,
-    ],
-];
-
-/// ln2/64 as a sum of pieces of at most 35 significant bits each, so that `n * piece` is exact
-/// for every |n| < 2^18 (|x| <= 746 gives |n| < 2^17). Seven pieces carry ln2/64 to 2^-265,
-/// far below what qd needs even times n. mpmath 1.3 at 600 bits: each piece is the rest of
-/// ln2/64 rounded to 35 bits.
-const LN2_64_PIECES: [f64; 8] = [
-    0.010830424696450791,
-    -2.0164562921958962e-13,
-    -3.6574904477310363e-25,
-    -3.118767717403515e-36,
-    8.62177919961116e-48,
-    1.1335660990378338e-58,
-    2.0548872574519488e-69,
-    -1.2797937090885855e-80,
-];
-
-/// 64 / ln 2, rounded: only to choose `n`.
-const INV_LN2_64: f64 = 92.33248261689366;
-
 /// A table entry cut to the type's number of components.
 #[inline(always)]
 pub(crate) fn konst<T: Expansion>(c: &[f64; 4]) -> T {
@@ -712,32 +314,6 @@ fn expm1_series<T: Expansion>(r: T, n_max: usize, n_f64: usize) -> T {
     (p * r + 1.0) * r
 }
 
-/// exp(x) for finite x with `|x| <= 746`, table-driven (Tang 1989): `x = (64k + j) ln2/64 + r`
-/// with `|r| <= ln2/128`, `exp(x) = 2^k 2^(j/64) (1 + expm1(r))`; the table stands for six of
-/// `exp_parts`' squarings, so dd needs none and qd four (to `|r| <= 2^-11.5`).
-fn exp_table<T: Expansion>(x: T) -> T {
-    let n = (x.hi() * INV_LN2_64).round();
-    let mut r = x;
-    if n != 0.0 {
-        // n ln2/64 to 2^-139 (dd) or 2^-248 (qd) absolute: each n * piece is exact.
-        let pieces = if T::COMPONENTS == 2 { 4 } else { 7 };
-        for &p in &LN2_64_PIECES[..pieces] {
-            r = r - n * p;
-        }
-    }
-    let ni = n as i32;
-    let (k, j) = (ni >> 6, (ni & 63) as usize);
-    let (m, n_max, n_f64) = exp_params::<T>();
-    let m = m - 6;
-    let m = if r.hi().abs() < 1.0e-9 { 0 } else { m };
-    let mut s = expm1_series(r.ldexp(-m), n_max, n_f64);
-    for _ in 0..m {
-        s = s * (s + 2.0);
-    }
-    let t = konst::<T>(&EXP2_J64[j]);
-    clean((t * s + t).ldexp(k))
-}
-
 /// `x` with any infinite or NaN leading component cleaned into a proper infinity or NaN.
 #[inline(always)]
 pub(crate) fn clean<T: Expansion>(x: T) -> T {
@@ -771,7 +347,20 @@ pub(crate) fn exp<T: Expansion>(x: T) -> T {
     if h < EXP_UNDERFLOW {
         return T::ZERO;
     }
-    exp_table(x)
+    exp_fixed(x)
+}
+
+/// exp(x) for finite x with `|x| <= 746` in fixed-point arithmetic (`exp_fixed.rs`).
+#[inline(always)]
+pub(crate) fn exp_fixed<T: Expansion>(x: T) -> T {
+    if T::COMPONENTS == 2 {
+        let d = crate::exp_fixed::exp_dd(to_dd(x));
+        clean(T::from_components(&[d.hi, d.lo]))
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let q = crate::exp_fixed::exp_qd(Qd(c));
+        clean(T::from_components(&q.0))
+    }
 }
 
 /// e^x - 1, relatively accurate near 0.
@@ -787,13 +376,11 @@ pub(crate) fn exp_m1<T: Expansion>(x: T) -> T {
         // e^x < 2^-288 is below half an ulp of 1 in both types.
         return -T::ONE;
     }
-    let (k, s) = exp_parts(x);
-    if k == 0 {
-        s
-    } else {
-        // |x| > ln2/2 here, so the subtraction loses at most a bit or two.
-        clean((s + 1.0).ldexp(k) - 1.0)
+    if (h * LOG2_E[0]).round() != 0.0 {
+        // |x| > ln2/2 (about), so the subtraction loses at most a bit or two.
+        return clean(exp_fixed(x) - 1.0);
     }
+    exp_parts(x).1
 }
 
 /// ln(1 + d) to about 2^-51 relative, for |d| <= 0.5, in plain doubles: the atanh series of
@@ -878,6 +465,31 @@ pub(crate) fn ln<T: Expansion>(x: T) -> T {
     if h == f64::INFINITY {
         return T::INFINITY;
     }
+    if h >= f64::MIN_POSITIVE {
+        if let Some(l) = ln_fixed(x) {
+            return l;
+        }
+    }
+    ln_newton(x)
+}
+
+/// ln x in fixed point (`log_fixed.rs`) for a positive finite x with a normal leading
+/// component, or `None` where |ln x| is too small for its absolute accuracy.
+#[inline(always)]
+fn ln_fixed<T: Expansion>(x: T) -> Option<T> {
+    if T::COMPONENTS == 2 {
+        let d = crate::log_fixed::ln_dd(to_dd(x))?;
+        Some(T::from_components(&[d.hi, d.lo]))
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let q = crate::log_fixed::ln_qd(Qd(c))?;
+        Some(T::from_components(&q.0))
+    }
+}
+
+/// ln x for a positive finite x by Newton's method on expm1 (`ln_1p_reduced`): relatively
+/// accurate also near 1.
+fn ln_newton<T: Expansion>(x: T) -> T {
     let (e, d) = split_exponent(x);
     let l = ln_1p_reduced(d);
     if e == 0 {
@@ -965,7 +577,8 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
             f = f + p + q;
         }
     }
-    let l = ln_1p_reduced(d);
+    // ln m in fixed point, or by Newton's method where m is near 1.
+    let l = ln_fixed(d + 1.0).unwrap_or_else(|| ln_1p_reduced(d));
     let z = y * l + f * T::LN_2;
     let zh = z.hi();
     if zh > 2.0 * EXP_OVERFLOW {
@@ -974,8 +587,10 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     if zh < 2.0 * EXP_UNDERFLOW {
         return T::ZERO;
     }
-    let (k, s) = exp_parts(z);
-    scale_one_plus((k as f64 + n) as i32, s)
+    // 2^n exp(z) by the fixed-point exp (T is Qd here).
+    let c = [z.hi(), z.component(1), z.component(2), z.component(3)];
+    let r = crate::exp_fixed::exp_qd_scaled(Qd(c), n as i32);
+    clean(T::from_components(&r.0))
 }
 
 /// x^y with f64::powf's special cases.

@@ -2,7 +2,7 @@
 //! [`Expansion`] on top of `exp_m1` and `ln_1p`, so that each keeps its relative accuracy near
 //! 0 (the formulas of W. Kahan's notes and of fdlibm's `s_expm1.c`-based `sinh`/`tanh`).
 
-use crate::exp_log::{exp_m1, exp_parts, ln, ln_1p, scale_one_plus};
+use crate::exp_log::{exp_fixed, exp_m1, exp_parts, ln, ln_1p, scale_one_plus};
 use crate::expansion::Expansion;
 use crate::{Dd, Qd};
 
@@ -57,8 +57,7 @@ pub(crate) fn cosh<T: Expansion>(x: T) -> T {
     if ax.hi() > far::<T>() {
         return half_exp(ax);
     }
-    let (k, s) = exp_parts(ax);
-    let e = (s + 1.0).ldexp(k);
+    let e = exp_fixed(ax);
     (e + e.recip()).ldexp(-1)
 }
 

@@ -17,11 +17,15 @@ mod qd;
 mod real;
 
 // The elementary functions, each written once for Dd and Qd over `expansion::Expansion`.
+mod exp_fixed;
 mod exp_log;
+mod fixed;
 mod hyperbolic;
 mod inverse_trig;
+mod log_fixed;
 mod roots;
 mod trig;
+mod trig_fixed;
 
 mod num_traits_impl;
 #[cfg(feature = "twofloat")]

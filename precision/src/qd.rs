@@ -345,7 +345,7 @@ impl Qd {
 /// bottom-up pass of FastTwoSums, then a top-down pass that skips zeros so that no component
 /// is wasted.
 #[inline]
-fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
+pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
     if !c[0].is_finite() {
         return Qd::from_f64(c[0]);
     }

@@ -1,5 +1,10 @@
 //! sin, cos, tan and sin_cos for [`Dd`] and [`Qd`], written once over [`Expansion`].
 //!
+//! For 2^-24 <= |x| < 2^50 `sin_cos` takes the fixed-point path of `trig_fixed.rs` (Johansson
+//! 2015), which declines only where sin x or cos x is too small for its absolute accuracy (x
+//! near a multiple of π/2); there, and outside that range, the path below keeps relative
+//! accuracy.
+//!
 //! The argument is reduced by multiples of π/1024: `x = K·π/1024 + t`, `|t| <= π/2048`, with
 //! π/1024 carried to 7 doubles and every product `K·P_i` formed exactly (Cody–Waite reduction
 //! with exact products, Muller, "Elementary Functions", 3rd ed., §11.2). `K mod 2048` picks the
@@ -9,6 +14,7 @@
 
 use crate::eft::two_prod;
 use crate::expansion::Expansion;
+use crate::trig_fixed::FIXED_LIMIT;
 use crate::{Dd, Qd};
 
 /// From this `|x|` on the reduced argument would carry fewer than about 60 correct bits
@@ -229,7 +235,33 @@ pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
     if x.hi().is_nan() || x.hi().abs() >= NAN_LIMIT {
         return (T::NAN, T::NAN);
     }
+    // Below 2^-24 both results cannot pass the fixed-point path's size test.
+    if (FIXED_LOWER..FIXED_LIMIT).contains(&x.hi().abs()) {
+        if let Some(r) = sin_cos_fixed(x) {
+            return r;
+        }
+    }
     sin_cos_finite(x)
+}
+
+/// 2^-24: from here to `FIXED_LIMIT` `sin_cos` tries the fixed-point path (`trig_fixed.rs`).
+const FIXED_LOWER: f64 = 5.960464477539063e-8;
+
+/// `(sin x, cos x)` in fixed point (`trig_fixed.rs`), or `None` where a result is too small for
+/// its absolute accuracy.
+#[inline(always)]
+fn sin_cos_fixed<T: Expansion>(x: T) -> Option<(T, T)> {
+    if T::COMPONENTS == 2 {
+        let (s, c) = crate::trig_fixed::sin_cos_dd(Dd::new(x.hi(), x.component(1)))?;
+        Some((
+            T::from_components(&[s.hi, s.lo]),
+            T::from_components(&[c.hi, c.lo]),
+        ))
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let (s, c) = crate::trig_fixed::sin_cos_qd(Qd(c))?;
+        Some((T::from_components(&s.0), T::from_components(&c.0)))
+    }
 }
 
 pub(crate) fn sin<T: TrigExpansion>(x: T) -> T {

@@ -16,7 +16,7 @@ use super::error::{driver, GpuError, Result};
 use super::sys;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 12] = [
+const HEADERS: [(&str, &str); 13] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
@@ -26,6 +26,7 @@ const HEADERS: [(&str, &str); 12] = [
         include_str!("../../kernels/elementwise.cuh"),
     ),
     ("expansion.cuh", include_str!("../../kernels/expansion.cuh")),
+    ("fixed.cuh", include_str!("../../kernels/fixed.cuh")),
     ("trig.cuh", include_str!("../../kernels/trig.cuh")),
     (
         "inverse_trig.cuh",

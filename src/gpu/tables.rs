@@ -14,9 +14,12 @@ use super::error::{GpuError, Result};
 const TRIG_RS: &str = include_str!("../../precision/src/trig.rs");
 const INVERSE_TRIG_RS: &str = include_str!("../../precision/src/inverse_trig.rs");
 const EXP_LOG_RS: &str = include_str!("../../precision/src/exp_log.rs");
+const EXP_FIXED_RS: &str = include_str!("../../precision/src/exp_fixed.rs");
+const TRIG_FIXED_RS: &str = include_str!("../../precision/src/trig_fixed.rs");
+const LOG_FIXED_RS: &str = include_str!("../../precision/src/log_fixed.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
-const TABLES: [(&str, &str, &str, usize); 12] = [
+const TABLES: [(&str, &str, &str, usize); 10] = [
     (TRIG_RS, "PI_1024_PARTS", "HPQ_PI_1024_PARTS", 7),
     (TRIG_RS, "SIN_COS_TABLE", "HPQ_SIN_COS_TABLE", 257 * 8),
     (TRIG_RS, "SIN_COEFFS", "HPQ_SIN_COEFFS", 10 * 4),
@@ -27,17 +30,37 @@ const TABLES: [(&str, &str, &str, usize); 12] = [
     (EXP_LOG_RS, "LOG2_E", "HPQ_LOG2_E", 4),
     (EXP_LOG_RS, "LOG10_E", "HPQ_LOG10_E", 4),
     (EXP_LOG_RS, "LN2_PIECES", "HPQ_LN2_PIECES", 8),
-    (EXP_LOG_RS, "EXP2_J64", "HPQ_EXP2_J64", 64 * 4),
-    (EXP_LOG_RS, "LN2_64_PIECES", "HPQ_LN2_64_PIECES", 8),
+];
+
+/// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
+const LIMB_TABLES: [(&str, &str, &str, usize); 16] = [
+    (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
+    (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
+    (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
+    (EXP_FIXED_RS, "EXP_COEFFS", "HPQ_EXP_COEFFS", 13 * 4),
+    (TRIG_FIXED_RS, "PI_2_FIX", "HPQ_PI_2_FIX", 6),
+    (TRIG_FIXED_RS, "SIN_J256", "HPQ_SIN_J256", 403 * 4),
+    (TRIG_FIXED_RS, "COS_M1_J256", "HPQ_COS_M1_J256", 403 * 4),
+    (TRIG_FIXED_RS, "SIN_I65536", "HPQ_SIN_I65536", 256 * 4),
+    (TRIG_FIXED_RS, "COS_M1_I65536", "HPQ_COS_M1_I65536", 256 * 4),
+    (TRIG_FIXED_RS, "SIN_SERIES", "HPQ_SIN_SERIES", 7 * 4),
+    (TRIG_FIXED_RS, "COS_SERIES", "HPQ_COS_SERIES", 7 * 4),
+    (LOG_FIXED_RS, "LOG_R1", "HPQ_LOG_R1", 256),
+    (LOG_FIXED_RS, "LOG_R2", "HPQ_LOG_R2", 258),
+    (LOG_FIXED_RS, "LOG_L1", "HPQ_LOG_L1", 256 * 4),
+    (LOG_FIXED_RS, "LOG_L2", "HPQ_LOG_L2", 258 * 4),
+    (LOG_FIXED_RS, "LOG_COEFFS", "HPQ_LOG_COEFFS", 16 * 4),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 5] = [
+const SCALARS: [(&str, &str, &str); 7] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
+    (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
+    (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
+    (TRIG_FIXED_RS, "FRAC_2_PI", "HPQ_FRAC_2_PI"),
     (TRIG_RS, "INV_STEP", "HPQ_INV_STEP"),
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
-    (EXP_LOG_RS, "INV_LN2_64", "HPQ_INV_LN2_64"),
 ];
 
 /// The exact C99 hexadecimal literal of a finite double (`0x1.921fb54442d18p+1`), or the
@@ -67,6 +90,7 @@ fn number(token: &str) -> Option<f64> {
     match token {
         "std::f64::consts::LOG2_E" => Some(std::f64::consts::LOG2_E),
         "std::f64::consts::LOG10_E" => Some(std::f64::consts::LOG10_E),
+        "std::f64::consts::FRAC_2_PI" => Some(std::f64::consts::FRAC_2_PI),
         _ => token.replace('_', "").parse().ok(),
     }
 }
@@ -91,6 +115,29 @@ fn rust_item(source: &str, name: &str) -> Result<Vec<f64>> {
             }
             values.push(number(token).ok_or_else(|| {
                 GpuError::Invalid(format!("table {name}: cannot read '{token}' as a number"))
+            })?);
+        }
+    }
+    Ok(values)
+}
+
+/// The u64 limbs of the item `const NAME` in `source` (hexadecimal literals), in order.
+fn rust_limbs(source: &str, name: &str) -> Result<Vec<u64>> {
+    let missing = || GpuError::Invalid(format!("no table {name} in the host source"));
+    let start = source.find(&format!("const {name}:")).ok_or_else(missing)?;
+    let rest = &source[start..];
+    let eq = rest.find('=').ok_or_else(missing)?;
+    let end = rest[eq..].find(';').ok_or_else(missing)? + eq;
+    let mut values = Vec::new();
+    for line in rest[eq + 1..end].lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for token in code.split(|c: char| "[](),".contains(c) || c.is_whitespace()) {
+            if token.is_empty() {
+                continue;
+            }
+            let digits = token.strip_prefix("0x").unwrap_or(token).replace('_', "");
+            values.push(u64::from_str_radix(&digits, 16).map_err(|_| {
+                GpuError::Invalid(format!("table {name}: cannot read '{token}' as a u64"))
             })?);
         }
     }
@@ -166,6 +213,24 @@ pub(crate) fn function_constants() -> Result<String> {
         }
         out.push_str("};\n");
     }
+    for (source, name, cuda, len) in LIMB_TABLES {
+        let v = rust_limbs(source, name)?;
+        if v.len() != len {
+            return Err(GpuError::Invalid(format!(
+                "table {name}: {} limbs, expected {len}",
+                v.len()
+            )));
+        }
+        let _ = writeln!(
+            out,
+            "__device__ const unsigned long long {cuda}[{len}] = {{"
+        );
+        for row in v.chunks(4) {
+            let row: Vec<String> = row.iter().map(|&x| format!("0x{x:016x}ULL")).collect();
+            let _ = writeln!(out, "    {},", row.join(", "));
+        }
+        out.push_str("};\n");
+    }
     Ok(out)
 }
 
@@ -228,9 +293,17 @@ mod tests {
             rust_item(TRIG_RS, "INV_STEP").expect("step"),
             [325.94932345220167]
         );
-        let j64 = rust_item(EXP_LOG_RS, "EXP2_J64").expect("2^(j/64)");
-        assert_eq!(j64[32 * 4], std::f64::consts::SQRT_2);
-        assert!(src.contains("HPQ_EXP2_J64[256]"));
+        let ln2 = rust_limbs(EXP_FIXED_RS, "LN2_FIX").expect("ln2");
+        // The leading limb of ln2 in fixed point is the double ln2's leading 53 bits.
+        assert_eq!(
+            ln2[3] >> 11,
+            (std::f64::consts::LN_2 * 2f64.powi(53)) as u64
+        );
+        assert!(src.contains("HPQ_EXP_K65536_M1[1024]"));
+        assert!(src.contains("0x0001000000000000ULL"));
+        assert!(src.contains("HPQ_SIN_J256[1612]"));
+        assert_eq!(rust_limbs(LOG_FIXED_RS, "LOG_R1").expect("R1")[0], 1 << 16);
+        assert_eq!(rust_limbs(TRIG_FIXED_RS, "PI_2_FIX").expect("pi/2")[5], 1);
     }
 
     /// `kernels/qd.cuh` cannot take the generated constants (the arithmetic kernels are built

@@ -1,0 +1,219 @@
+//! Fixed-point arithmetic on 64-bit limbs for the elementary functions (`exp_fixed.rs`,
+//! `trig_fixed.rs`): numbers in [0, 1) as N limbs, least significant first, unit 2^-64N, and a
+//! wider accumulator with an integer limb for the argument reductions. Products are the top half
+//! of the N×N-limb product by columns (Comba's method), u64×u64→u128 each. Integer arithmetic is
+//! exact and the same on every machine; `kernels/fixed.cuh` mirrors this file function for
+//! function (`__umul64hi` for a product's high half).
+
+/// A fixed-point number of up to 4 fractional limbs: limbs `0..N` hold the fraction (least
+/// significant first, unit 2^-64N), limb `N` the integer part in two's complement.
+pub(crate) type Wide = [u64; 5];
+
+/// `w += v · 2^(64 i)` for a 128-bit `v`, the carry running into the integer limb `N`.
+#[inline(always)]
+pub(crate) fn add_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
+    let mut carry = v;
+    let mut l = i;
+    while l <= N && carry != 0 {
+        let s = w[l] as u128 + (carry as u64) as u128;
+        w[l] = s as u64;
+        carry = (carry >> 64) + (s >> 64);
+        l += 1;
+    }
+}
+
+/// `w -= v · 2^(64 i)`, the borrow running into the integer limb `N` (wrapping there).
+#[inline(always)]
+pub(crate) fn sub_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
+    let mut borrow = v;
+    let mut l = i;
+    while l <= N && borrow != 0 {
+        let (d, b) = w[l].overflowing_sub(borrow as u64);
+        w[l] = d;
+        borrow = (borrow >> 64) + b as u128;
+        l += 1;
+    }
+}
+
+/// Adds the double `c` to `w`, truncated to the unit 2^-64N (an error below one unit), for
+/// `|c| < 2^62`.
+#[inline(always)]
+pub(crate) fn add_double<const N: usize>(w: &mut Wide, c: f64) {
+    let bits = c.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    if e == 0 {
+        // Zero or subnormal: below 2^-1022, far under the unit.
+        return;
+    }
+    let m = (bits & 0x000f_ffff_ffff_ffff) | 0x0010_0000_0000_0000;
+    // c = ±m 2^(e - 1075); its position in units of 2^-64N.
+    let s = e - 1075 + 64 * N as i32;
+    if s <= -53 {
+        return;
+    }
+    let (m, s) = if s < 0 { (m >> -s, 0) } else { (m, s) };
+    let v = (m as u128) << (s % 64);
+    if bits >> 63 == 0 {
+        add_at::<N>(w, (s / 64) as usize, v);
+    } else {
+        sub_at::<N>(w, (s / 64) as usize, v);
+    }
+}
+
+/// The leading N limbs of a four-limb table entry.
+#[inline(always)]
+pub(crate) fn top<const N: usize>(t: &[u64; 4]) -> [u64; N] {
+    let mut r = [0u64; N];
+    r.copy_from_slice(&t[4 - N..]);
+    r
+}
+
+/// `a + b` and the carry out.
+#[inline(always)]
+pub(crate) fn add<const N: usize>(a: [u64; N], b: [u64; N]) -> ([u64; N], bool) {
+    let mut r = [0u64; N];
+    let mut carry = false;
+    for i in 0..N {
+        let (s, c1) = a[i].overflowing_add(b[i]);
+        let (s, c2) = s.overflowing_add(carry as u64);
+        r[i] = s;
+        carry = c1 | c2;
+    }
+    (r, carry)
+}
+
+/// `a + b` for fractions whose sum is known to be below 1.
+#[inline(always)]
+pub(crate) fn add_below_one<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
+    add(a, b).0
+}
+
+/// The product of two fractions, `a b` truncated to N limbs: the top half of the N×N-limb
+/// product by columns (Comba), from column N-1 up (the columns below are dropped: an error below
+/// N units of the last limb), for `b` whose top `Z` limbs are zero (their products are skipped).
+#[inline(always)]
+pub(crate) fn mul<const N: usize, const Z: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
+    let mut r = [0u64; N];
+    // The running column sum t0 + 2^64 t1 + 2^128 t2.
+    let (mut t0, mut t1, mut t2) = (0u64, 0u64, 0u64);
+    for col in N - 1..2 * N - 1 {
+        for j in 0..N - Z {
+            if col >= j && col - j < N {
+                let p = a[col - j] as u128 * b[j] as u128;
+                let (s0, c0) = t0.overflowing_add(p as u64);
+                let (s1, c1) = t1.overflowing_add((p >> 64) as u64);
+                let (s1, c2) = s1.overflowing_add(c0 as u64);
+                t0 = s0;
+                t1 = s1;
+                t2 += c1 as u64 + c2 as u64;
+            }
+        }
+        if col >= N {
+            r[col - N] = t0;
+        }
+        t0 = t1;
+        t1 = t2;
+        t2 = 0;
+    }
+    r[N - 1] = t0;
+    r
+}
+
+/// `r · 2^k` for a fraction below 2^-k, `1 <= k <= 63` (exact).
+#[inline(always)]
+pub(crate) fn shl<const N: usize>(r: [u64; N], k: u32) -> [u64; N] {
+    let mut s = [0u64; N];
+    for i in (0..N).rev() {
+        s[i] = r[i] << k | if i > 0 { r[i - 1] >> (64 - k) } else { 0 };
+    }
+    s
+}
+
+/// `r · 2^16` for a fraction below 2^-16 (exact).
+#[inline(always)]
+pub(crate) fn shl16<const N: usize>(r: [u64; N]) -> [u64; N] {
+    shl(r, 16)
+}
+
+/// The `len <= 53` bits of `v` from bit `pos` up, as an integer.
+#[inline(always)]
+pub(crate) fn bits<const N: usize>(v: &[u64; N], pos: usize, len: usize) -> u64 {
+    let (l, o) = (pos / 64, pos % 64);
+    let lo = v[l] >> o;
+    let hi = if o > 0 && l + 1 < N {
+        v[l + 1] << (64 - o)
+    } else {
+        0
+    };
+    (lo | hi) & ((1u64 << len) - 1)
+}
+
+/// `a - b` modulo 1 (wrapping): exact whenever the true result lies in [0, 1).
+#[inline(always)]
+pub(crate) fn sub<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
+    let mut r = [0u64; N];
+    let mut borrow = false;
+    for i in 0..N {
+        let (d, b1) = a[i].overflowing_sub(b[i]);
+        let (d, b2) = d.overflowing_sub(borrow as u64);
+        r[i] = d;
+        borrow = b1 | b2;
+    }
+    r
+}
+
+/// The `len` bits of `v` from bit `pos` up, as an exact double times 2^(pos - 64N); bits below
+/// the last limb (a negative `pos`) count as zero.
+#[inline(always)]
+pub(crate) fn chunk<const N: usize>(v: &[u64; N], pos: i32, len: i32) -> f64 {
+    chunk_scaled(v, pos, len, -64 * N as i32)
+}
+
+/// The `len` bits of the `L` limbs `v` from bit `pos` up, as an exact double times
+/// 2^(pos + unit), for `pos + unit >= -1022`; bits below the last limb count as zero.
+#[inline(always)]
+pub(crate) fn chunk_scaled<const L: usize>(v: &[u64; L], pos: i32, len: i32, unit: i32) -> f64 {
+    let (pos, len) = if pos < 0 { (0, len + pos) } else { (pos, len) };
+    if len <= 0 {
+        return 0.0;
+    }
+    // The scale is a normal power of two, built from its bits.
+    let scale = f64::from_bits(((pos + unit + 1023) as u64) << 52);
+    bits(v, pos as usize, len as usize) as f64 * scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Integer;
+
+    /// The value of a limb array.
+    fn value(t: &[u64]) -> Integer {
+        let mut n = Integer::new();
+        for &l in t.iter().rev() {
+            n <<= 64;
+            n += l;
+        }
+        n
+    }
+
+    /// The fixed-point product against exact integer arithmetic: within N units.
+    #[test]
+    fn truncated_product_is_within_n_units() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..1000 {
+            let a = [next(), next(), next(), next()];
+            let b = [next(), next(), next(), next()];
+            let exact: Integer = (value(&a) * value(&b)) >> 256;
+            let got = value(&mul::<4, 0>(a, b));
+            let diff = Integer::from(&exact - &got);
+            assert!((0..=4).contains(&diff), "{diff}");
+        }
+    }
+}
