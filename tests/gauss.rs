@@ -447,17 +447,18 @@ fn check<T: Real>(
 /// alone is 4 ε ∫|f|, more than 1e-15 of an oscillating integral), 1e-30 and 1e-60.
 fn check_all(method: Method, source: &str, a: &str, b: &str, exact: &Float) {
     // sin(10πx) up to x = 10: a node x is rounded by up to ε|x|/2, which moves the value by
-    // |f'(x)| ε |x|/2, up to 50 ε; over a few hundred nodes (one large Gauss–Legendre rule)
-    // these add to about 10 ε of the integral, a digit more than elsewhere.
+    // |f'(x)| ε |x|/2, up to 50 ε; over a few hundred nodes these add to about 30 ε of the
+    // integral (measured: 8.4e-15 in f64), which the estimate now counts
+    // (Rule::abscissa_rounding), so a tolerance below it cannot be met honestly.
     let oscillating = source.starts_with("sin(10*pi*x)");
-    let (f64_goal, dd_goal) = if oscillating {
-        (14.5, 30.0)
+    let (f64_tolerance, f64_goal, dd_tolerance, dd_goal) = if oscillating {
+        (3e-14, 13.5, 1e-29, 29.5)
     } else {
-        (15.0, 31.0)
+        (5e-15, 15.0, 1e-30, 31.0)
     };
     let problem = (source, a, b);
-    check::<f64>(method, problem, exact, 5e-15, f64_goal);
-    check::<Dd>(method, problem, exact, 1e-30, dd_goal);
+    check::<f64>(method, problem, exact, f64_tolerance, f64_goal);
+    check::<Dd>(method, problem, exact, dd_tolerance, dd_goal);
     check::<Qd>(method, problem, exact, 1e-60, 60.0);
 }
 
