@@ -182,13 +182,13 @@ pub(crate) fn chunk_scaled<const L: usize>(v: &[u64; L], pos: i32, len: i32, uni
     bits(v, pos as usize, len as usize) as f64 * scale
 }
 
+/// What the tests of the fixed-point functions share.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod test_support {
     use rug::Integer;
 
-    /// The value of a limb array.
-    fn value(t: &[u64]) -> Integer {
+    /// The value of a limb array (least significant limb first) as an integer.
+    pub(crate) fn value(t: &[u64]) -> Integer {
         let mut n = Integer::new();
         for &l in t.iter().rev() {
             n <<= 64;
@@ -196,6 +196,13 @@ mod tests {
         }
         n
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::value;
+    use super::*;
+    use rug::Integer;
 
     /// The fixed-point product against exact integer arithmetic: within N units.
     #[test]

@@ -820,17 +820,9 @@ pub(crate) fn ln_dd(x: Dd) -> Option<Dd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixed::test_support::value;
     use rug::ops::Pow;
     use rug::{Float, Integer};
-
-    fn value(t: &[u64]) -> Integer {
-        let mut n = Integer::new();
-        for &l in t.iter().rev() {
-            n <<= 64;
-            n += l;
-        }
-        n
-    }
 
     fn nearest(v: Float) -> Integer {
         let scaled = v * Float::with_val(1000, 2).pow(256u32);

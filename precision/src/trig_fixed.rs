@@ -1613,17 +1613,9 @@ pub(crate) fn sin_cos_dd(x: Dd) -> Option<(Dd, Dd)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixed::test_support::value;
     use rug::ops::Pow;
     use rug::{Float, Integer};
-
-    fn value(t: &[u64]) -> Integer {
-        let mut n = Integer::new();
-        for &l in t.iter().rev() {
-            n <<= 64;
-            n += l;
-        }
-        n
-    }
 
     fn nearest(v: Float, bits: u32) -> Integer {
         let scaled = v * Float::with_val(1000, 2).pow(bits);
