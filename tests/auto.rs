@@ -1,26 +1,25 @@
 //! The automatic method's choice on the kinds of integral it tells apart, and the answer it
 //! then gives, against closed forms evaluated in MPFR (rug), in f64, dd and qd.
 
-use hpquad::precision::Real;
 use hpquad::{Estimate, Integral, Method, Precision, Value};
 use rug::float::Constant;
 use rug::ops::Pow;
 use rug::Float;
 
-const BITS: u32 = 600;
+mod mpfr_support;
+use mpfr_support::{mpfr, BITS};
 
 fn float(x: f64) -> Float {
     Float::with_val(BITS, x)
 }
 
-/// The estimate's exact value in MPFR: the sum of its limbs.
+/// The estimate's exact value in MPFR.
 fn exact(value: &Value) -> Float {
-    let limbs = match *value {
-        Value::F64(x) => vec![x],
-        Value::Dd(x) => x.limbs().to_vec(),
-        Value::Qd(x) => x.limbs().to_vec(),
-    };
-    limbs.into_iter().fold(float(0.0), |sum, limb| sum + limb)
+    match *value {
+        Value::F64(x) => mpfr(x),
+        Value::Dd(x) => mpfr(x),
+        Value::Qd(x) => mpfr(x),
+    }
 }
 
 /// Significant digits each precision must reach (the default tolerance is 1000 ulp).

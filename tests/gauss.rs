@@ -10,20 +10,14 @@ use hpquad::precision::{Dd, Qd, Real};
 use hpquad::rules;
 use rug::Float;
 
+mod mpfr_support;
+use mpfr_support::{digits, mpfr};
+
 /// Bits of the MPFR references: far past qd's 212.
 const BITS: u32 = 400;
 
 fn mp(x: f64) -> Float {
     Float::with_val(BITS, x)
-}
-
-/// The exact value of a number in any precision: the sum of its limbs, in MPFR.
-fn mpfr<T: Real>(x: T) -> Float {
-    let mut sum = mp(0.0);
-    for limb in x.limbs() {
-        sum += limb;
-    }
-    sum
 }
 
 /// |x - reference| in units of T's epsilon relative to |reference| (absolute near 0).
@@ -333,16 +327,6 @@ fn reference(name: &str) -> Float {
         .unwrap_or_else(|| panic!("no reference named {name}"));
     let value = entry["value"].as_str().expect("a decimal string");
     Float::with_val(BITS, Float::parse(value).expect("a number"))
-}
-
-/// Correct significant digits of `x` against `reference`.
-fn digits<T: Real>(x: T, reference: &Float) -> f64 {
-    let err = Float::with_val(BITS, &mpfr(x) - reference).abs() / reference.clone().abs();
-    if err.is_zero() {
-        f64::INFINITY
-    } else {
-        -err.log10().to_f64()
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -9,35 +9,11 @@ use hpquad::Error;
 use rug::ops::Pow;
 use rug::Float;
 
-/// Bits for the MPFR references: well past qd's 212.
-const BITS: u32 = 1000;
+mod mpfr_support;
+use mpfr_support::{abs_error, digits, mpfr, BITS};
 
 /// π to 100 decimals, typed in from the published digits (not computed by any code here).
 const PI_100: &str = "3.1415926535897932384626433832795028841971693993751058209749445923078164062862089986280348253421170679";
-
-/// The exact value of a number in any precision: the sum of its limbs, in MPFR.
-fn mpfr<T: Real>(x: T) -> Float {
-    let mut sum = Float::with_val(BITS, 0);
-    for limb in x.limbs() {
-        sum += limb;
-    }
-    sum
-}
-
-/// Correct significant digits of `x` against `reference`: -log10 |x - ref| / |ref|.
-fn digits<T: Real>(x: T, reference: &Float) -> f64 {
-    let err = Float::with_val(BITS, &mpfr(x) - reference).abs() / reference.clone().abs();
-    if err.is_zero() {
-        f64::INFINITY
-    } else {
-        -err.log10().to_f64()
-    }
-}
-
-/// |x - ref| as a double.
-fn abs_error<T: Real>(x: T, reference: &Float) -> f64 {
-    Float::with_val(BITS, &mpfr(x) - reference).abs().to_f64()
-}
 
 fn pi_ref() -> Float {
     Float::with_val(BITS, Float::parse(PI_100).expect("the literal is a number"))

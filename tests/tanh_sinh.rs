@@ -12,36 +12,12 @@ use rug::float::Constant;
 use rug::ops::Pow;
 use rug::Float;
 
-/// Bits for the MPFR references: well past qd's 212.
-const BITS: u32 = 1000;
+mod mpfr_support;
+use mpfr_support::{abs_error, digits, mpfr, BITS};
 
 /// ∫₀¹⁰⁰⁰ x^-x dx, published digits (the integral to ∞ differs by less than 10^-3000); 60 of
 /// them are trusted.
 const X_POW_MINUS_X_1000: &str = "1.99545595750013800041872469845272435208621663696797887278830006";
-
-/// The exact value of a number in any precision: the sum of its limbs, in MPFR.
-fn mpfr<T: Real>(x: T) -> Float {
-    let mut sum = Float::with_val(BITS, 0);
-    for limb in x.limbs() {
-        sum += limb;
-    }
-    sum
-}
-
-/// |x - ref| as a double.
-fn abs_error<T: Real>(x: T, reference: &Float) -> f64 {
-    Float::with_val(BITS, &mpfr(x) - reference).abs().to_f64()
-}
-
-/// Correct significant digits of `x` against `reference`.
-fn digits<T: Real>(x: T, reference: &Float) -> f64 {
-    let err = Float::with_val(BITS, &mpfr(x) - reference).abs() / reference.clone().abs();
-    if err.is_zero() {
-        f64::INFINITY
-    } else {
-        -err.log10().to_f64()
-    }
-}
 
 fn float(x: impl Into<f64>) -> Float {
     Float::with_val(BITS, x.into())
