@@ -5,6 +5,8 @@
 //! Methods never ask for single points, only for whole grids, so that a device can spread the
 //! work as it likes, as long as it keeps the result independent of how it spread it.
 
+use std::sync::Arc;
+
 use precision::Real;
 
 use crate::error::{Error, Result};
@@ -84,8 +86,9 @@ impl<T: Real> UniformGrid<T> {
 /// every run; a NaN or infinite integrand value is [`Error::NonFinite`] naming the point with
 /// the smallest index (never a NaN sum).
 pub trait Backend: Sync {
-    /// The device as shown in an estimate's per-stage record, e.g. `cpu (2 threads)`.
-    fn device(&self) -> String;
+    /// The device as shown in an estimate's per-stage record, e.g. `cpu (2 threads)`: a
+    /// shared string, made once per backend, because every stage of every call records it.
+    fn device(&self) -> Arc<str>;
 
     /// `sum_{k < count} f(a + (first + k * stride) * h)` for each grid, in the same order.
     ///
@@ -100,7 +103,7 @@ pub trait Backend: Sync {
     /// The device that [`Backend::uniform_sums`] would run these grids on, for the per-stage
     /// record; a backend that dispatches per call (CPU for small batches, GPU for large ones)
     /// says which. The default is [`Backend::device`].
-    fn device_for<T: Real, F: Integrand>(&self, _f: &F, _grids: &[UniformGrid<T>]) -> String {
+    fn device_for<T: Real, F: Integrand>(&self, _f: &F, _grids: &[UniformGrid<T>]) -> Arc<str> {
         self.device()
     }
 
@@ -116,7 +119,7 @@ pub trait Backend: Sync {
 
     /// The device that [`Backend::evaluate`] would run `count` points on, for the per-stage
     /// record. The default is [`Backend::device`].
-    fn device_for_points<T: Real, F: Integrand>(&self, _f: &F, _count: usize) -> String {
+    fn device_for_points<T: Real, F: Integrand>(&self, _f: &F, _count: usize) -> Arc<str> {
         self.device()
     }
 

@@ -55,7 +55,7 @@ fn pi_from_the_expression_in_every_precision() {
             est.stages.iter().map(|s| s.points).sum::<u64>(),
             est.evaluations
         );
-        assert!(est.stages.iter().all(|s| s.device == "cpu (2 threads)"));
+        assert!(est.stages.iter().all(|s| &*s.device == "cpu (2 threads)"));
         println!(
             "{precision}: {got:.1} digits, {} evaluations, {:?}",
             est.evaluations, est.elapsed

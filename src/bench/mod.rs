@@ -492,7 +492,7 @@ fn run_point(curve: &Curve<'_>, work: Work, config: &Config) -> Point {
                         Status::NotConverged
                     };
                     let mut devices: Vec<&str> =
-                        estimate.stages.iter().map(|s| s.device.as_str()).collect();
+                        estimate.stages.iter().map(|s| &*s.device).collect();
                     devices.dedup();
                     point.measurement = Some(Measurement {
                         value: estimate.value.to_string(),

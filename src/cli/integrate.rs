@@ -176,7 +176,7 @@ fn to_json(args: &IntegrateArgs, estimate: &Estimate) -> serde_json::Value {
         "stages": estimate.stages.iter().map(|s| serde_json::json!({
             "level": s.level,
             "points": s.points,
-            "device": s.device,
+            "device": &*s.device,
             "seconds": s.elapsed.as_secs_f64(),
         })).collect::<Vec<_>>(),
     })

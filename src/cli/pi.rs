@@ -130,7 +130,7 @@ fn print_diagonal<T: Real>(estimate: &Estimate, pi: T, digits: u32) {
 
 /// The devices that did the work, as the estimate's stages record them.
 pub fn devices_used(estimate: &Estimate) -> String {
-    let mut devices: Vec<&str> = estimate.stages.iter().map(|s| s.device.as_str()).collect();
+    let mut devices: Vec<&str> = estimate.stages.iter().map(|s| &*s.device).collect();
     devices.dedup();
     devices.join(" then ")
 }

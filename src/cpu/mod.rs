@@ -32,20 +32,28 @@ use crate::integrand::Integrand;
 /// ```
 pub struct CpuBackend {
     pool: Arc<rayon::ThreadPool>,
+    /// `cpu (n threads)`, for the per-stage records.
+    name: Arc<str>,
 }
+
+/// A started pool: the number of threads asked for, the pool, its name.
+type Pool = (usize, Arc<rayon::ThreadPool>, Arc<str>);
 
 /// The thread pools started so far, by the number of threads asked for: a pool is started once
 /// per process, not per computation (starting one costs 0.1 ms on 2 cores and 0.5 ms on 16,
 /// more than a whole Gauss–Legendre integral in f64).
-static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+static POOLS: Mutex<Vec<Pool>> = Mutex::new(Vec::new());
 
 impl CpuBackend {
     /// A backend with `threads` worker threads; 0 means one per available core. Backends with
     /// the same number share one pool, started by the first.
     pub fn new(threads: usize) -> Result<CpuBackend> {
         let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
-            return Ok(CpuBackend { pool: pool.clone() });
+        if let Some((_, pool, name)) = pools.iter().find(|(n, _, _)| *n == threads) {
+            return Ok(CpuBackend {
+                pool: pool.clone(),
+                name: name.clone(),
+            });
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -55,9 +63,11 @@ impl CpuBackend {
                 threads,
                 reason: e.to_string(),
             })?;
+        let n = pool.current_num_threads();
+        let name: Arc<str> = format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }).into();
         let pool = Arc::new(pool);
-        pools.push((threads, pool.clone()));
-        Ok(CpuBackend { pool })
+        pools.push((threads, pool.clone(), name.clone()));
+        Ok(CpuBackend { pool, name })
     }
 
     /// The number of worker threads.
@@ -67,9 +77,8 @@ impl CpuBackend {
 }
 
 impl Backend for CpuBackend {
-    fn device(&self) -> String {
-        let n = self.threads();
-        format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" })
+    fn device(&self) -> Arc<str> {
+        self.name.clone()
     }
 
     fn uniform_sums<T: Real, F: Integrand>(

@@ -23,6 +23,8 @@ use crate::integrand::Integrand;
 /// compiled for the device and is an error here.
 pub struct GpuBackend {
     gpu: Gpu,
+    /// `gpu N (name)`, for the per-stage records.
+    name: Arc<str>,
     /// Complete kernel sources by kernel, precision and integrand body: generating the source
     /// of a qd integrand with functions re-inlines ~100 kB of headers, done once.
     sources: Mutex<HashMap<SourceKey, Arc<String>>>,
@@ -43,8 +45,12 @@ enum Kernel {
 impl GpuBackend {
     /// The backend of device `ordinal`; no driver or no such device is an error that says so.
     pub fn new(ordinal: usize) -> std::result::Result<GpuBackend, GpuError> {
+        let gpu = Gpu::new(ordinal)?;
+        let info = gpu.info();
+        let name = format!("gpu {} ({})", info.ordinal, info.name).into();
         Ok(GpuBackend {
-            gpu: Gpu::new(ordinal)?,
+            gpu,
+            name,
             sources: Mutex::new(HashMap::new()),
         })
     }
@@ -124,9 +130,8 @@ fn is<A: 'static, B: 'static>() -> bool {
 }
 
 impl Backend for GpuBackend {
-    fn device(&self) -> String {
-        let info = self.gpu.info();
-        format!("gpu {} ({})", info.ordinal, info.name)
+    fn device(&self) -> Arc<str> {
+        self.name.clone()
     }
 
     fn uniform_sums<T: Real, F: Integrand>(
@@ -251,12 +256,18 @@ pub fn gpu_min_list_points<T: Real>() -> u64 {
 pub struct HybridBackend {
     cpu: CpuBackend,
     gpu: Option<GpuBackend>,
+    /// Both devices' names, for stages that use both.
+    name: Arc<str>,
 }
 
 impl HybridBackend {
     /// A hybrid of `cpu` and, if given, `gpu`.
     pub fn new(cpu: CpuBackend, gpu: Option<GpuBackend>) -> HybridBackend {
-        HybridBackend { cpu, gpu }
+        let name = match &gpu {
+            Some(g) => format!("{} + {}", g.device(), cpu.device()).into(),
+            None => cpu.device(),
+        };
+        HybridBackend { cpu, gpu, name }
     }
 
     /// Whether grid `grid` of `f` goes to the GPU.
@@ -277,14 +288,11 @@ impl HybridBackend {
 }
 
 impl Backend for HybridBackend {
-    fn device(&self) -> String {
-        match &self.gpu {
-            Some(g) => format!("{} + {}", g.device(), self.cpu.device()),
-            None => self.cpu.device(),
-        }
+    fn device(&self) -> Arc<str> {
+        self.name.clone()
     }
 
-    fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> String {
+    fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> Arc<str> {
         let on_gpu = grids.iter().filter(|g| self.on_gpu(f, g)).count();
         match (&self.gpu, on_gpu) {
             (Some(g), n) if n == grids.len() && n > 0 => g.device(),
@@ -320,7 +328,7 @@ impl Backend for HybridBackend {
         Ok(sums)
     }
 
-    fn device_for_points<T: Real, F: Integrand>(&self, f: &F, count: usize) -> String {
+    fn device_for_points<T: Real, F: Integrand>(&self, f: &F, count: usize) -> Arc<str> {
         match &self.gpu {
             Some(g) if self.points_on_gpu::<T, F>(f, count) => g.device(),
             _ => self.cpu.device(),

@@ -47,6 +47,9 @@ use crate::options::Method;
 /// The probe's distances from an endpoint, as fractions of the width: 2^-8 to 2^-48.
 const PROBE_STEPS: [i32; 6] = [-8, -16, -24, -32, -40, -48];
 
+/// The differences of successive probe values at one end.
+const DIFFERENCES: usize = PROBE_STEPS.len() - 1;
+
 /// How far the nearest observed convergence rate (in units of 8 bits per step) may be from an
 /// integer for the endpoint to count as analytic. An analytic function's rate there is an
 /// integer m up to O(2^-24 w/L); x ln x gives 0.948, sqrt(x) 0.5.
@@ -226,10 +229,8 @@ fn looks_analytic<T: Real>(values: &[T]) -> bool {
         return false;
     }
     let scale = values.iter().map(|v| v.to_f64().abs()).fold(0.0, f64::max);
-    let diffs: Vec<f64> = values
-        .windows(2)
-        .map(|w| (w[0] - w[1]).to_f64().abs())
-        .collect();
+    let diffs: [f64; DIFFERENCES] =
+        std::array::from_fn(|i| (values[i] - values[i + 1]).to_f64().abs());
     // Differences at the rounding level carry no rate: a constant near the endpoint (the
     // integrand does not depend on x there, or is exactly polynomial of low degree at the
     // probe's resolution) is analytic; differences that fall to rounding from a visible size
@@ -238,18 +239,17 @@ fn looks_analytic<T: Real>(values: &[T]) -> bool {
     if diffs.iter().all(|&d| d <= noise) {
         return true;
     }
-    let rates: Vec<f64> = diffs
+    let nearest = diffs
         .windows(2)
         .filter(|d| d[1] > noise)
         .map(|d| (d[0] / d[1]).log2() / 8.0)
-        .collect();
-    if rates.is_empty() {
+        .last();
+    let Some(nearest) = nearest else {
         // One visible difference, the next at the rounding level: a high power (4 − x³ in
         // f64 shows 1e-7 then 7e-15) or faster than any power (exp(-1/x): 1e-111, then 0).
         // The second leaves nothing but its variation: the values vanish with it.
         return diffs[0] < 0.5 * scale;
-    }
-    let nearest = rates[rates.len() - 1];
+    };
     let m = nearest.round();
     m >= 1.0 && (nearest - m).abs() <= RATE_SLACK && next_order_is_whole(values, m, noise)
 }
@@ -263,20 +263,18 @@ fn looks_analytic<T: Real>(values: &[T]) -> bool {
 /// term alone; their noise is that of the differences amplified by 2^(8m), and where fewer
 /// than two stand above it (f64 mostly) there is nothing to judge.
 fn next_order_is_whole<T: Real>(values: &[T], m: f64, noise: f64) -> bool {
-    let diffs: Vec<T> = values.windows(2).map(|w| w[0] - w[1]).collect();
+    let diffs: [T; DIFFERENCES] = std::array::from_fn(|i| values[i] - values[i + 1]);
     let lift = 8 * m as i32;
     let floor = noise * (1.0 + 2f64.powi(lift));
-    let remainders: Vec<f64> = diffs
-        .windows(2)
-        .map(|d| (d[0] - d[1].ldexp(lift)).to_f64().abs())
-        .collect();
-    let rates: Vec<f64> = remainders
+    let remainders: [f64; DIFFERENCES - 1] =
+        std::array::from_fn(|i| (diffs[i] - diffs[i + 1].ldexp(lift)).to_f64().abs());
+    let rate = remainders
         .windows(2)
         .filter(|r| r[0] > floor && r[1] > floor)
         .map(|r| (r[0] / r[1]).log2() / 8.0)
-        .collect();
-    match rates.last() {
-        Some(&rate) => rate > m && (rate - rate.round()).abs() <= RATE_SLACK,
+        .last();
+    match rate {
+        Some(rate) => rate > m && (rate - rate.round()).abs() <= RATE_SLACK,
         None => true,
     }
 }

@@ -197,7 +197,7 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
         let count = points.len() as u64;
         let device = self.backend.device_for_points::<T, F>(self.f, points.len());
         let (map, f, backend) = (self.map, self.f, self.backend);
-        let values = timed(&mut self.stages, level, count, &device, || {
+        let values = timed(&mut self.stages, level, count, device, || {
             map.evaluate(f, backend, &points)
         })?;
         self.evaluations += count;

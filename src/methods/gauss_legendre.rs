@@ -117,13 +117,48 @@ struct Step<T> {
     jitter: f64,
 }
 
+/// The last three rules applied to a piece, oldest first: all that its error estimate and its
+/// next degree look at (kept inline, as pieces are made and dropped by the hundred).
+#[derive(Debug, Clone, Copy)]
+struct Recent<S> {
+    items: [S; 3],
+    len: usize,
+}
+
+impl<S: Copy> Recent<S> {
+    fn new(first: S) -> Recent<S> {
+        Recent {
+            items: [first; 3],
+            len: 1,
+        }
+    }
+
+    /// Adds the newest, dropping the oldest of three.
+    fn push(&mut self, item: S) {
+        if self.len < 3 {
+            self.items[self.len] = item;
+            self.len += 1;
+        } else {
+            self.items = [self.items[1], self.items[2], item];
+        }
+    }
+
+    fn as_slice(&self) -> &[S] {
+        &self.items[..self.len]
+    }
+
+    fn last(&self) -> S {
+        self.items[self.len - 1]
+    }
+}
+
 /// One piece [a, b] (in the variable of the mapped interval) and the rules applied to it.
 #[derive(Debug, Clone)]
 struct Piece<T> {
     a: T,
     b: T,
     depth: u32,
-    steps: Vec<Step<T>>,
+    steps: Recent<Step<T>>,
     error: f64,
     live: bool,
 }
@@ -142,7 +177,7 @@ impl<T: Real> Piece<T> {
             a,
             b,
             depth,
-            steps: vec![step],
+            steps: Recent::new(step),
             error: 0.0,
             live: true,
         };
@@ -152,11 +187,11 @@ impl<T: Real> Piece<T> {
 
     /// The best value: that of the highest degree.
     fn value(&self) -> T {
-        self.steps[self.steps.len() - 1].value
+        self.last().value
     }
 
     fn last(&self) -> Step<T> {
-        self.steps[self.steps.len() - 1]
+        self.steps.last()
     }
 
     /// The rounding floor of the latest rule: the sum is compensated, so what is left is the
@@ -174,7 +209,7 @@ impl<T: Real> Piece<T> {
     /// `reach`: how far, as a multiple of the span it was observed over, the ratio may be
     /// extrapolated ([`REACH`] on a finite interval, 0 on a mapped infinite one).
     fn estimate(&self, reach: f64) -> (f64, Option<f64>) {
-        let s = &self.steps;
+        let s = self.steps.as_slice();
         let k = s.len();
         let floor = self.floor();
         if k == 1 {
@@ -228,7 +263,7 @@ impl<T: Real> Piece<T> {
     ///   target, or halving when that is past the cap;
     /// - at the cap, halving.
     fn plan(&self, target: f64, cap: usize, reach: f64) -> Plan {
-        let s = &self.steps;
+        let s = self.steps.as_slice();
         let k = s.len();
         let last = self.last();
         let n = DEGREES[last.degree] as f64;
@@ -456,7 +491,13 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
     fn perform(&mut self, tasks: Vec<Task<T>>, level: u32) -> Result<()> {
         let (_, cap) = degree_range::<T>();
         let reach = self.reach();
-        let mut points = Vec::new();
+        let count = tasks
+            .iter()
+            .map(|task| match *task {
+                Task::Raise { degree, .. } | Task::Start { degree, .. } => DEGREES[degree],
+            })
+            .sum();
+        let mut points = Vec::with_capacity(count);
         let mut rules = Vec::with_capacity(tasks.len());
         for task in &tasks {
             let (a, b, degree) = match *task {
@@ -472,7 +513,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         let count = points.len() as u64;
         let device = self.backend.device_for_points::<T, F>(self.f, points.len());
         let (map, f, backend) = (self.map, self.f, self.backend);
-        let values = timed(&mut self.stages, level, count, &device, || {
+        let values = timed(&mut self.stages, level, count, device, || {
             map.evaluate(f, backend, &points)
         })?;
         self.evaluations += count;

@@ -30,6 +30,7 @@ pub mod romberg;
 pub mod tanh_sinh;
 pub mod trapezoid;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use precision::Real;
@@ -145,7 +146,7 @@ pub struct Stage {
     /// Integrand evaluations in this stage.
     pub points: u64,
     /// The backend that ran it, e.g. `cpu (2 threads)`.
-    pub device: String,
+    pub device: Arc<str>,
     /// Wall-clock time of the stage.
     pub elapsed: Duration,
 }
@@ -252,7 +253,7 @@ pub(crate) fn timed<R>(
     stages: &mut Vec<Stage>,
     level: u32,
     points: u64,
-    device: &str,
+    device: Arc<str>,
     stage: impl FnOnce() -> Result<R>,
 ) -> Result<R> {
     let start = Instant::now();
@@ -260,7 +261,7 @@ pub(crate) fn timed<R>(
     stages.push(Stage {
         level,
         points,
-        device: device.to_string(),
+        device,
         elapsed: start.elapsed(),
     });
     Ok(result)

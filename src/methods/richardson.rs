@@ -142,7 +142,7 @@ pub fn richardson<T: Real, F: Integrand, B: Backend>(
             &mut stages,
             grids - 1,
             evaluations,
-            &backend.device_for(f, &point_grids),
+            backend.device_for(f, &point_grids),
             || backend.uniform_sums(f, &point_grids),
         )?;
 

@@ -85,7 +85,7 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             .collect();
         let mut evaluations = 2 * p;
         let device = backend.device_for(f, &grids);
-        let sums = timed(&mut stages, 0, evaluations, &device, || {
+        let sums = timed(&mut stages, 0, evaluations, device, || {
             backend.uniform_sums(f, &grids)
         })?;
         for (region, sum) in regions.iter_mut().zip(sums) {
@@ -110,7 +110,7 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
                 })
                 .collect();
             let device = backend.device_for(f, &grids);
-            let sums = timed(&mut stages, level, new_points, &device, || {
+            let sums = timed(&mut stages, level, new_points, device, || {
                 backend.uniform_sums(f, &grids)
             })?;
             evaluations += new_points;

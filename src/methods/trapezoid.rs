@@ -54,7 +54,7 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
             };
             let grids = [ends, evens, odds];
             let device = backend.device_for(f, &grids);
-            let sums = timed(&mut stages, 0, n + 1, &device, || {
+            let sums = timed(&mut stages, 0, n + 1, device, || {
                 backend.uniform_sums(f, &grids)
             })?;
             let coarse = (sums[0] / 2.0 + sums[1]) * (h * 2.0); // T(2h)
@@ -70,7 +70,7 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
             };
             let grids = [ends, interior];
             let device = backend.device_for(f, &grids);
-            let sums = timed(&mut stages, 0, n + 1, &device, || {
+            let sums = timed(&mut stages, 0, n + 1, device, || {
                 backend.uniform_sums(f, &grids)
             })?;
             table.push((sums[0] / 2.0 + sums[1]) * h);

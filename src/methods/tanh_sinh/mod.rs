@@ -447,7 +447,7 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
         points.extend(right_nodes.iter().map(|n| placement.right(n.offset)));
         points.extend(left_nodes.iter().map(|n| placement.left(n.offset)));
         let device = backend.device_for_points::<T, F>(f, count);
-        let values = timed(&mut stages, level, count as u64, &device, || {
+        let values = timed(&mut stages, level, count as u64, device, || {
             backend.evaluate(f, &points)
         })?;
         evaluations += count as u64;
