@@ -243,7 +243,7 @@ fn looks_analytic<T: Real>(values: &[T]) -> bool {
         .windows(2)
         .filter(|d| d[1] > noise)
         .map(|d| (d[0] / d[1]).log2() / 8.0)
-        .last();
+        .next_back();
     let Some(nearest) = nearest else {
         // One visible difference, the next at the rounding level: a high power (4 − x³ in
         // f64 shows 1e-7 then 7e-15) or faster than any power (exp(-1/x): 1e-111, then 0).
@@ -272,7 +272,7 @@ fn next_order_is_whole<T: Real>(values: &[T], m: f64, noise: f64) -> bool {
         .windows(2)
         .filter(|r| r[0] > floor && r[1] > floor)
         .map(|r| (r[0] / r[1]).log2() / 8.0)
-        .last();
+        .next_back();
     match rate {
         Some(rate) => rate > m && (rate - rate.round()).abs() <= RATE_SLACK,
         None => true,
