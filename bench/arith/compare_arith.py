@@ -90,10 +90,17 @@ def machine():
         fields = dict(
             (k.strip(), v.strip()) for k, v in
             (line.split(":", 1) for line in lscpu.splitlines() if ":" in line))
-        info["cpu"] = fields.get("Model name", info["cpu"])
+        flags = fields.get("Flags", "").split()
+        simd = [f for f in ["avx512f", "avx2", "fma"] if f in flags]
+        info["cpu"] = (
+            f"{fields.get('Model name', info['cpu'])} (family {fields.get('CPU family', '?')}, "
+            f"model {fields.get('Model', '?')}; {', '.join(simd) or 'no AVX2/FMA'}; L1d "
+            f"{fields.get('L1d cache', '?')}, L2 {fields.get('L2 cache', '?')}, L3 "
+            f"{fields.get('L3 cache', '?')}"
+            + (f"; a {fields['Hypervisor vendor']} guest" if "Hypervisor vendor" in fields
+               else "") + ")")
         info["cpus"] = fields.get("CPU(s)", "?")
         info["threads_per_core"] = fields.get("Thread(s) per core", "?")
-        info["flags_avx512"] = "avx512f" in fields.get("Flags", "")
     except (OSError, subprocess.CalledProcessError):
         pass
     versions = {}
@@ -110,6 +117,7 @@ def machine():
     except (OSError, subprocess.CalledProcessError):
         versions["rustc"] = "?"
     info["versions"] = versions
+    info["load_average"] = [round(x, 2) for x in os.getloadavg()]
     return info
 
 
@@ -229,9 +237,10 @@ def report(rounds_path, out_dir, readme):
     n_rounds = max((r.get("round", 1) for r in rows), default=0)
     v = info.get("versions", {})
     header = (
-        f"Measured {info.get('date', '?')} on {info.get('cpu', '?')} ({info.get('cpus', '?')} "
-        f"logical CPUs, {info.get('threads_per_core', '?')} thread(s) per core), Linux "
-        f"{info.get('kernel', '?')}, one thread; {n_rounds} rounds, each running every "
+        f"Measured {info.get('date', '?')} on {info.get('cpu', '?')}, "
+        f"{info.get('cpus', '?')} logical CPUs ({info.get('threads_per_core', '?')} per core), Linux "
+        f"{info.get('kernel', '?')} (load average {info.get('load_average', ['?'])[0]} when the run "
+        f"began: other work shared the machine), one thread; {n_rounds} rounds, each running every "
         f"program once in turn (rotating their order), the median over the rounds of each "
         f"program's best of {info.get('reps', '?')} passes. QD {v.get('libqd-dev', '?')}, MPFR "
         f"{v.get('libmpfr-dev', '?')}, Arb {v.get('libflint-arb-dev', '?')} (FLINT "
