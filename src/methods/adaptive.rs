@@ -182,16 +182,29 @@ impl Worklist {
 /// The sum of pieces' values and errors, given as (left end, value, error), from left to
 /// right: a fixed order whatever order the pieces were made in, so that the result does not
 /// depend on the schedule.
-pub(super) fn totals<T: Real>(pieces: impl Iterator<Item = (T, T, f64)>) -> (T, f64) {
-    let mut pieces: Vec<(T, T, f64)> = pieces.collect();
-    pieces.sort_by(|x, y| x.0.partial_cmp(&y.0).unwrap_or(Ordering::Equal));
-    let mut value = T::zero().to_accumulator();
-    let mut error = 0.0;
-    for (_, piece, piece_error) in pieces {
-        value = value + piece.to_accumulator();
-        error += piece_error;
+pub(super) fn totals<T: Real>(pieces: impl Iterator<Item = (T, T, f64)> + Clone) -> (T, f64) {
+    let sum = |pieces: &mut dyn Iterator<Item = (T, T, f64)>| {
+        let mut value = T::zero().to_accumulator();
+        let mut error = 0.0;
+        for (_, piece, piece_error) in pieces {
+            value = value + piece.to_accumulator();
+            error += piece_error;
+        }
+        (T::from_accumulator(value), error)
+    };
+    // Pieces made without halving are in order already (the common case of a few pieces):
+    // no need to copy and sort them.
+    let mut ends = pieces.clone().map(|p| p.0);
+    let in_order = ends.next().map_or(true, |first| {
+        ends.try_fold(first, |prev, a| (prev <= a).then_some(a))
+            .is_some()
+    });
+    if in_order {
+        return sum(&mut pieces.clone());
     }
-    (T::from_accumulator(value), error)
+    let mut sorted: Vec<(T, T, f64)> = pieces.collect();
+    sorted.sort_by(|x, y| x.0.partial_cmp(&y.0).unwrap_or(Ordering::Equal));
+    sum(&mut sorted.into_iter())
 }
 
 /// The outcome when not even the starting pieces fit the evaluation budget.
