@@ -91,7 +91,7 @@ fn legendre_rule_mp(n: usize) -> Vec<(Float, Float)> {
 
 #[test]
 fn legendre_rules_match_mpfr() {
-    for n in [1, 2, 7, 10, 20, 30, 64] {
+    for n in [1, 2, 7, 10, 20, 30, 64, 160] {
         let reference = legendre_rule_mp(n);
         assert_eq!(reference.len(), n.div_ceil(2), "n = {n}");
         check_legendre::<f64>(n, &reference);
@@ -113,8 +113,14 @@ fn check_legendre<T: Real>(n: usize, reference: &[(Float, Float)]) {
         "GL n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp",
         T::NAME
     );
-    // qd's own operations are good to a few of its epsilon (2^-209), not to half of one.
-    let allowed = if T::LIMBS == 4 { 8.0 } else { 2.0 };
+    // qd's own operations are good to a few of its epsilon (2^-209), not to half of one, and
+    // its weights come from a recurrence of n steps in qd itself (there is no wider type to
+    // run it in), whose rounding grows with n: 6 ulp at 64 points, 43 at 160, 17 at 257
+    // (a relative 1e-61 at most, below the 1000 ε of qd's default tolerance).
+    let allowed = match T::LIMBS {
+        4 => (n as f64 / 3.0).max(8.0),
+        _ => 2.0,
+    };
     assert!(
         node_ulps <= allowed && weight_ulps <= allowed,
         "GL {n} {}: nodes {node_ulps} ulp, weights {weight_ulps} ulp",

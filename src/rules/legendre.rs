@@ -4,7 +4,9 @@
 
 use precision::Real;
 
-use super::{corrected_weight, narrow, Rule};
+use precision::Dd;
+
+use super::{narrow, Rule};
 
 /// P_n(x), P_{n-1}(x) and P_n'(x) by the three-term recurrence
 /// (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}, and P_n' = n (x P_n - P_{n-1}) / (x² - 1).
@@ -26,26 +28,77 @@ pub(super) fn legendre_p<W: Real>(n: usize, x: W) -> (W, W, W) {
 }
 
 /// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
-/// step δ (the distance from the node, as rounded in `W`, to the true zero).
-pub(super) fn zeros<W: Real>(n: usize) -> Vec<(W, W)> {
+/// step δ (the distance from the node, as rounded in `W`, to the true zero) and P_n' there.
+///
+/// Newton runs in f64, then (for a quad-double `W`) in double-double, and only its last
+/// steps in `W`: each precision's steps cost a recurrence of n steps, a quad-double one
+/// several times a double-double one, and a start good to the narrower precision leaves two
+/// or three steps in `W` where a start from f64 left four or five.
+fn zeros_with_slope<W: Real>(n: usize) -> Vec<(W, W, W)> {
     let half = n.div_ceil(2);
     let nf = n as f64;
+    let step = |x: W| {
+        let (p, _, dp) = legendre_p(n, x);
+        p / dp
+    };
     (1..=half)
         .map(|k| {
             if n % 2 == 1 && k == half {
                 // P_n is odd: 0 is a zero, exactly.
-                return (W::zero(), W::zero());
+                let (_, _, dp) = legendre_p(n, W::zero());
+                return (W::zero(), W::zero(), dp);
             }
             // Tricomi: x_k ≈ (1 - 1/(8n²) + 1/(8n³)) cos(π (4k - 1) / (4n + 2)), good to
             // O(n^-4); Newton doubles the digits from there.
             let theta = std::f64::consts::PI * (4.0 * k as f64 - 1.0) / (4.0 * nf + 2.0);
             let guess = (1.0 - 1.0 / (8.0 * nf * nf) + 1.0 / (8.0 * nf * nf * nf)) * theta.cos();
-            newton(W::from_f64(guess), |x| {
+            let coarse = settle(guess, |x: f64| {
                 let (p, _, dp) = legendre_p(n, x);
                 p / dp
-            })
+            });
+            let start = if W::LIMBS > 2 {
+                let x = settle(Dd::from_f64(coarse), |x: Dd| {
+                    let (p, _, dp) = legendre_p(n, x);
+                    p / dp
+                });
+                narrow::<Dd, W>(x)
+            } else {
+                W::from_f64(coarse)
+            };
+            let x = newton(start, step).0;
+            let (p, _, dp) = legendre_p(n, x);
+            (x, -(p / dp), dp)
         })
         .collect()
+}
+
+/// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
+/// step δ (the distance from the node, as rounded in `W`, to the true zero).
+pub(super) fn zeros<W: Real>(n: usize) -> Vec<(W, W)> {
+    zeros_with_slope::<W>(n)
+        .into_iter()
+        .map(|(x, delta, _)| (x, delta))
+        .collect()
+}
+
+/// Newton's iteration in a precision narrower than the rule's, to where its steps stop
+/// shrinking or fall to a few ulp: a start for the next precision, not a result.
+fn settle<W: Real>(mut x: W, step: impl Fn(W) -> W) -> W {
+    let eps = W::epsilon().to_f64();
+    let mut last = f64::INFINITY;
+    for _ in 0..16 {
+        let dx = step(x);
+        let size = dx.abs().to_f64();
+        if size >= last {
+            break;
+        }
+        x -= dx;
+        last = size;
+        if size <= 4.0 * eps * x.abs().to_f64() {
+            break;
+        }
+    }
+    x
 }
 
 /// Newton's iteration x ← x - step(x) until the step is below the precision of x, then the
@@ -70,11 +123,24 @@ pub(super) fn weight<W: Real>(n: usize, x: W) -> W {
     W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp)
 }
 
-/// The non-negative nodes and their weights, in `W`.
+/// The non-negative nodes and their weights, in `W`: w = 2 / ((1 - x²) P_n'(x)²) with P_n'
+/// from the last Newton evaluation, corrected to the true zero x + δ by δ w'(x). δ is below an
+/// ulp of x, so w' needs a few digits only: it is a central difference of the f64 weight (step
+/// 10^-4 (1 - |x|), good to about 8 digits), where a difference in `W` cost two more
+/// recurrences per node.
 pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
-    zeros::<W>(n)
+    zeros_with_slope::<W>(n)
         .into_iter()
-        .map(|(x, delta)| (x, corrected_weight(x, delta, |x| weight(n, x))))
+        .map(|(x, delta, dp)| {
+            let w = W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp);
+            if delta == W::zero() {
+                return (x, w);
+            }
+            let x64 = x.to_f64();
+            let h = 1e-4 * (1.0 - x64.abs());
+            let slope = (weight(n, x64 + h) - weight(n, x64 - h)) / (2.0 * h);
+            (x, w + delta * slope)
+        })
         .collect()
 }
 
