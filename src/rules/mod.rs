@@ -8,11 +8,13 @@
 //! Nodes are found by Newton's method on the defining polynomial, evaluated by its three-term
 //! recurrence in a precision at least as wide as the working one (double-double for f64,
 //! quad-double for double-double and quad-double), and rounded to the working precision once
-//! at the end. A weight is the value of a smooth formula at its node; the node, once rounded,
+//! at the end; Gauss–Legendre's Newton starts in f64 and double-double, so that only its
+//! last two or three steps pay for the wide precision. A weight is the value of a smooth formula at its node; the node, once rounded,
 //! is off the true zero by up to half an ulp, and near ±1 the formula is steep enough to turn
 //! that into hundreds of ulp. So each weight is evaluated at the rounded node and corrected to
 //! first order by the last Newton step δ (which is below the node's ulp but still known):
-//! w(x + δ) ≈ w(x) + δ w'(x), w' by a central difference.
+//! w(x + δ) ≈ w(x) + δ w'(x), w' by a central difference (in f64 for Gauss–Legendre: δ w'
+//! needs a few digits of w' only).
 //!
 //! ```
 //! use hpquad::rules;
