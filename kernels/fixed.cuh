@@ -13,26 +13,58 @@ typedef unsigned long long hpq_u64;
 // One PTX carry chain each (add.cc/addc, sub.cc/subc on 64-bit limbs, which ptxas lowers to
 // 32-bit adds with carry flags): the compare-and-select carries of plain C cost several times
 // more on the GPU. Modular integer sums, so the bits are the host's whatever the chain.
+// Each chain first copies v into registers of its own: the compiler may give an input the
+// register of a w limb holding the same value (no early-clobber marks in CUDA's inline PTX),
+// and the chain writes w limb by limb.
 template <int M> __device__ __forceinline__ hpq_u64 fx_add_n(hpq_u64 *w, const hpq_u64 *v) {
     static_assert(M >= 2 && M <= 5, "fx_add_n: 2 to 5 limbs");
     hpq_u64 c;
     if constexpr (M == 2) {
-        asm("add.cc.u64 %0, %0, %3;\n\taddc.cc.u64 %1, %1, %4;\n\taddc.u64 %2, 0, 0;"
+        asm("{\n\t.reg .u64 v0, v1;\n\t"
+            "mov.b64 v0, %3;\n\t"
+            "mov.b64 v1, %4;\n\t"
+            "add.cc.u64 %0, %0, v0;\n\t"
+            "addc.cc.u64 %1, %1, v1;\n\t"
+            "addc.u64 %2, 0, 0;\n\t}"
             : "+l"(w[0]), "+l"(w[1]), "=l"(c)
             : "l"(v[0]), "l"(v[1]));
     } else if constexpr (M == 3) {
-        asm("add.cc.u64 %0, %0, %4;\n\taddc.cc.u64 %1, %1, %5;\n\taddc.cc.u64 %2, %2, %6;\n\t"
-            "addc.u64 %3, 0, 0;"
+        asm("{\n\t.reg .u64 v0, v1, v2;\n\t"
+            "mov.b64 v0, %4;\n\t"
+            "mov.b64 v1, %5;\n\t"
+            "mov.b64 v2, %6;\n\t"
+            "add.cc.u64 %0, %0, v0;\n\t"
+            "addc.cc.u64 %1, %1, v1;\n\t"
+            "addc.cc.u64 %2, %2, v2;\n\t"
+            "addc.u64 %3, 0, 0;\n\t}"
             : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]));
     } else if constexpr (M == 4) {
-        asm("add.cc.u64 %0, %0, %5;\n\taddc.cc.u64 %1, %1, %6;\n\taddc.cc.u64 %2, %2, %7;\n\t"
-            "addc.cc.u64 %3, %3, %8;\n\taddc.u64 %4, 0, 0;"
+        asm("{\n\t.reg .u64 v0, v1, v2, v3;\n\t"
+            "mov.b64 v0, %5;\n\t"
+            "mov.b64 v1, %6;\n\t"
+            "mov.b64 v2, %7;\n\t"
+            "mov.b64 v3, %8;\n\t"
+            "add.cc.u64 %0, %0, v0;\n\t"
+            "addc.cc.u64 %1, %1, v1;\n\t"
+            "addc.cc.u64 %2, %2, v2;\n\t"
+            "addc.cc.u64 %3, %3, v3;\n\t"
+            "addc.u64 %4, 0, 0;\n\t}"
             : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]), "l"(v[3]));
     } else {
-        asm("add.cc.u64 %0, %0, %6;\n\taddc.cc.u64 %1, %1, %7;\n\taddc.cc.u64 %2, %2, %8;\n\t"
-            "addc.cc.u64 %3, %3, %9;\n\taddc.cc.u64 %4, %4, %10;\n\taddc.u64 %5, 0, 0;"
+        asm("{\n\t.reg .u64 v0, v1, v2, v3, v4;\n\t"
+            "mov.b64 v0, %6;\n\t"
+            "mov.b64 v1, %7;\n\t"
+            "mov.b64 v2, %8;\n\t"
+            "mov.b64 v3, %9;\n\t"
+            "mov.b64 v4, %10;\n\t"
+            "add.cc.u64 %0, %0, v0;\n\t"
+            "addc.cc.u64 %1, %1, v1;\n\t"
+            "addc.cc.u64 %2, %2, v2;\n\t"
+            "addc.cc.u64 %3, %3, v3;\n\t"
+            "addc.cc.u64 %4, %4, v4;\n\t"
+            "addc.u64 %5, 0, 0;\n\t}"
             : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "+l"(w[4]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]), "l"(v[3]), "l"(v[4]));
     }
@@ -41,29 +73,58 @@ template <int M> __device__ __forceinline__ hpq_u64 fx_add_n(hpq_u64 *w, const h
 
 template <int M> __device__ __forceinline__ hpq_u64 fx_sub_n(hpq_u64 *w, const hpq_u64 *v) {
     static_assert(M >= 2 && M <= 5, "fx_sub_n: 2 to 5 limbs");
-    hpq_u64 b;
+    hpq_u64 c;
     if constexpr (M == 2) {
-        asm("sub.cc.u64 %0, %0, %3;\n\tsubc.cc.u64 %1, %1, %4;\n\tsubc.u64 %2, 0, 0;"
-            : "+l"(w[0]), "+l"(w[1]), "=l"(b)
+        asm("{\n\t.reg .u64 v0, v1;\n\t"
+            "mov.b64 v0, %3;\n\t"
+            "mov.b64 v1, %4;\n\t"
+            "sub.cc.u64 %0, %0, v0;\n\t"
+            "subc.cc.u64 %1, %1, v1;\n\t"
+            "subc.u64 %2, 0, 0;\n\t}"
+            : "+l"(w[0]), "+l"(w[1]), "=l"(c)
             : "l"(v[0]), "l"(v[1]));
     } else if constexpr (M == 3) {
-        asm("sub.cc.u64 %0, %0, %4;\n\tsubc.cc.u64 %1, %1, %5;\n\tsubc.cc.u64 %2, %2, %6;\n\t"
-            "subc.u64 %3, 0, 0;"
-            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "=l"(b)
+        asm("{\n\t.reg .u64 v0, v1, v2;\n\t"
+            "mov.b64 v0, %4;\n\t"
+            "mov.b64 v1, %5;\n\t"
+            "mov.b64 v2, %6;\n\t"
+            "sub.cc.u64 %0, %0, v0;\n\t"
+            "subc.cc.u64 %1, %1, v1;\n\t"
+            "subc.cc.u64 %2, %2, v2;\n\t"
+            "subc.u64 %3, 0, 0;\n\t}"
+            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]));
     } else if constexpr (M == 4) {
-        asm("sub.cc.u64 %0, %0, %5;\n\tsubc.cc.u64 %1, %1, %6;\n\tsubc.cc.u64 %2, %2, %7;\n\t"
-            "subc.cc.u64 %3, %3, %8;\n\tsubc.u64 %4, 0, 0;"
-            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "=l"(b)
+        asm("{\n\t.reg .u64 v0, v1, v2, v3;\n\t"
+            "mov.b64 v0, %5;\n\t"
+            "mov.b64 v1, %6;\n\t"
+            "mov.b64 v2, %7;\n\t"
+            "mov.b64 v3, %8;\n\t"
+            "sub.cc.u64 %0, %0, v0;\n\t"
+            "subc.cc.u64 %1, %1, v1;\n\t"
+            "subc.cc.u64 %2, %2, v2;\n\t"
+            "subc.cc.u64 %3, %3, v3;\n\t"
+            "subc.u64 %4, 0, 0;\n\t}"
+            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]), "l"(v[3]));
     } else {
-        asm("sub.cc.u64 %0, %0, %6;\n\tsubc.cc.u64 %1, %1, %7;\n\tsubc.cc.u64 %2, %2, %8;\n\t"
-            "subc.cc.u64 %3, %3, %9;\n\tsubc.cc.u64 %4, %4, %10;\n\tsubc.u64 %5, 0, 0;"
-            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "+l"(w[4]), "=l"(b)
+        asm("{\n\t.reg .u64 v0, v1, v2, v3, v4;\n\t"
+            "mov.b64 v0, %6;\n\t"
+            "mov.b64 v1, %7;\n\t"
+            "mov.b64 v2, %8;\n\t"
+            "mov.b64 v3, %9;\n\t"
+            "mov.b64 v4, %10;\n\t"
+            "sub.cc.u64 %0, %0, v0;\n\t"
+            "subc.cc.u64 %1, %1, v1;\n\t"
+            "subc.cc.u64 %2, %2, v2;\n\t"
+            "subc.cc.u64 %3, %3, v3;\n\t"
+            "subc.cc.u64 %4, %4, v4;\n\t"
+            "subc.u64 %5, 0, 0;\n\t}"
+            : "+l"(w[0]), "+l"(w[1]), "+l"(w[2]), "+l"(w[3]), "+l"(w[4]), "=l"(c)
             : "l"(v[0]), "l"(v[1]), "l"(v[2]), "l"(v[3]), "l"(v[4]));
     }
     // subc of 0 - 0 - borrow is 0 or all ones.
-    return b & 1ULL;
+    return c & 1ULL;
 }
 
 // w += v 2^(64 i) for v = lo + 2^64 hi, the carry running into the integer limb N and no
