@@ -111,30 +111,16 @@ template <class T> __device__ __forceinline__ T scale_one_plus(int k, T s) {
 // exactly in N-limb fixed point (0 <= R < ln2), R = j/2^8 + i/2^16 + r,
 // exp(x) = 2^k (1 + expm1(j/2^8))(1 + expm1(i/2^16))(1 + expm1(r)) (Johansson 2015, Arb).
 // Integer arithmetic only between the exact conversions, so the bits are the host's.
-// w += ln2 or w -= ln2, ln2 as N fraction limbs.
+// w += ln2 or w -= ln2, ln2 as N fraction limbs (add_ln2).
 template <int N> __device__ __forceinline__ void fx_add_ln2(hpq_u64 *w, bool subtract) {
-    hpq_u64 l[N];
+    hpq_u64 l[N + 1];
     fx_top<N>(HPQ_LN2_FIX, l);
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        if (subtract) {
-            hpq_u64 d = w[i] - l[i];
-            hpq_u64 b1 = w[i] < l[i] ? 1ULL : 0ULL;
-            hpq_u64 d2 = d - carry;
-            hpq_u64 b2 = d < carry ? 1ULL : 0ULL;
-            w[i] = d2;
-            carry = b1 | b2;
-        } else {
-            hpq_u64 s = w[i] + l[i];
-            hpq_u64 c1 = s < l[i] ? 1ULL : 0ULL;
-            hpq_u64 s2 = s + carry;
-            hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
-            w[i] = s2;
-            carry = c1 | c2;
-        }
+    l[N] = 0;
+    if (subtract) {
+        fx_sub_n<N + 1>(w, l);
+    } else {
+        fx_add_n<N + 1>(w, l);
     }
-    w[N] = subtract ? w[N] - carry : w[N] + carry;
 }
 
 template <int N> __device__ __forceinline__ bool fx_fraction_at_least_ln2(const hpq_u64 *w) {
@@ -153,29 +139,11 @@ template <int N> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u
 #pragma unroll
     for (int i = 0; i < N; ++i) fx_add_double<N>(w, c[i]);
     long long k = (long long)floor(c[0] * HPQ_LOG2_E[0]);
-    hpq_u64 l[N];
+    // w -= k ln2 (the host's limb-by-limb products and carries sum to exactly k ln2).
+    hpq_u64 l[N + 1];
     fx_top<N>(HPQ_LN2_FIX, l);
-    hpq_u64 ka = k < 0 ? (hpq_u64)(-k) : (hpq_u64)k;
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        // p = l[i] ka + carry as a 128-bit (plo, phi).
-        hpq_u64 plo = l[i] * ka;
-        hpq_u64 phi = __umul64hi(l[i], ka);
-        plo += carry;
-        phi += plo < carry ? 1ULL : 0ULL;
-        if (k > 0) {
-            fx_sub_at<N>(w, i, plo, 0);
-        } else {
-            fx_add_at<N>(w, i, plo, 0);
-        }
-        carry = phi;
-    }
-    if (k > 0) {
-        fx_sub_at<N>(w, N, carry, 0);
-    } else {
-        fx_add_at<N>(w, N, carry, 0);
-    }
+    l[N] = 0;
+    fx_add_multiple<N>(w, l, k < 0 ? (hpq_u64)(-k) : (hpq_u64)k, k > 0);
     while ((long long)w[N] < 0) {
         fx_add_ln2<N>(w, false);
         k -= 1;
@@ -471,28 +439,11 @@ template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, i
     fx_add<N>(lm, lp, lm);
 #pragma unroll
     for (int n = 0; n < 5; ++n) t[n] = n < N ? lm[n] : 0ULL;
-    hpq_u64 l[N];
+    // t += e ln2 (the host's limb-by-limb products and carries sum to exactly e ln2).
+    hpq_u64 l[N + 1];
     fx_top<N>(HPQ_LN2_FIX, l);
-    hpq_u64 ea = (hpq_u64)(e < 0 ? -e : e);
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int k = 0; k < N; ++k) {
-        hpq_u64 plo = l[k] * ea;
-        hpq_u64 phi = __umul64hi(l[k], ea);
-        plo += carry;
-        phi += plo < carry ? 1ULL : 0ULL;
-        if (e > 0) {
-            fx_add_at<N>(t, k, plo, 0);
-        } else {
-            fx_sub_at<N>(t, k, plo, 0);
-        }
-        carry = phi;
-    }
-    if (e > 0) {
-        fx_add_at<N>(t, N, carry, 0);
-    } else {
-        fx_sub_at<N>(t, N, carry, 0);
-    }
+    l[N] = 0;
+    fx_add_multiple<N>(t, l, (hpq_u64)(e < 0 ? -e : e), e <= 0);
     negative = (long long)t[N] < 0;
     if (negative) {
         hpq_u64 borrow = 1;

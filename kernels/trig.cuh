@@ -188,27 +188,14 @@ template <class T> __device__ __noinline__ void sin_cos_finite(T x, T &sin_x, T 
 
 // w += pi/2 or w -= pi/2, pi/2 as its integer 1 and N fraction limbs (add_pi_2).
 template <int N> __device__ __forceinline__ void fxt_add_pi_2(hpq_u64 *w, bool subtract) {
-    hpq_u64 carry = 0;
+    hpq_u64 f[N + 1];
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-        hpq_u64 f = HPQ_PI_2_FIX[5 - N + i];
-        if (subtract) {
-            hpq_u64 d = w[i] - f;
-            hpq_u64 b1 = w[i] < f ? 1ULL : 0ULL;
-            hpq_u64 d2 = d - carry;
-            hpq_u64 b2 = d < carry ? 1ULL : 0ULL;
-            w[i] = d2;
-            carry = b1 | b2;
-        } else {
-            hpq_u64 s = w[i] + f;
-            hpq_u64 c1 = s < f ? 1ULL : 0ULL;
-            hpq_u64 s2 = s + carry;
-            hpq_u64 c2 = s2 < carry ? 1ULL : 0ULL;
-            w[i] = s2;
-            carry = c1 | c2;
-        }
+    for (int i = 0; i <= N; ++i) f[i] = HPQ_PI_2_FIX[5 - N + i];
+    if (subtract) {
+        fx_sub_n<N + 1>(w, f);
+    } else {
+        fx_add_n<N + 1>(w, f);
     }
-    w[N] = subtract ? w[N] - (1 + carry) : w[N] + (1 + carry);
 }
 
 // Whether w >= pi/2, for w >= 0 (at_least_pi_2).
@@ -230,23 +217,23 @@ template <int N> __device__ __forceinline__ long long fxt_reduce(const double *c
 #pragma unroll
     for (int i = 0; i < N; ++i) fx_add_double<N>(w, negative ? -c[i] : c[i]);
     long long q = (long long)floor(fabs(c[0]) * HPQ_FRAC_2_PI);
+    // w -= q pi/2 as the host's limb-by-limb products and carries sum it: floor(q P / 2^64)
+    // for the N + 2 limbs P of pi/2 from the one below the unit up to the integer 1, modulo
+    // 2^(64 (N + 1)).
     hpq_u64 qa = (hpq_u64)q;
-    hpq_u64 carry = 0;
+    hpq_u64 p[N + 1];
+    hpq_u64 carry = __umul64hi(HPQ_PI_2_FIX[4 - N], qa);
 #pragma unroll
-    for (int t = 0; t <= N; ++t) {
+    for (int t = 1; t <= N; ++t) {
         hpq_u64 f = HPQ_PI_2_FIX[4 - N + t];
-        hpq_u64 plo = f * qa;
-        hpq_u64 phi = __umul64hi(f, qa);
-        plo += carry;
-        phi += plo < carry ? 1ULL : 0ULL;
-        if (t > 0) fx_sub_at<N>(w, t - 1, plo, 0);
-        carry = phi;
+        hpq_u64 lo = f * qa;
+        hpq_u64 hi = __umul64hi(f, qa);
+        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(carry));
+        p[t - 1] = lo;
+        carry = hi;
     }
-    {
-        hpq_u64 lo = qa + carry;
-        hpq_u64 hi = lo < carry ? 1ULL : 0ULL;
-        fx_sub_at<N>(w, N, lo, hi);
-    }
+    p[N] = qa + carry;
+    fx_sub_n<N + 1>(w, p);
     while ((long long)w[N] < 0) {
         fxt_add_pi_2<N>(w, false);
         q -= 1;
@@ -432,8 +419,17 @@ template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) 
     }
     // Below 2^-24 both results cannot pass the fixed-point path's size test.
     double ax = fabs(hi(x));
-    if (ax >= HPQ_FIXED_LOWER && ax < HPQ_FIXED_LIMIT && fxt_sin_cos(x, s, c)) return;
-    sin_cos_finite(x, s, c);
+    T fs, fc;
+    if (ax >= HPQ_FIXED_LOWER && ax < HPQ_FIXED_LIMIT && fxt_sin_cos(x, fs, fc)) {
+        s = fs;
+        c = fc;
+        return;
+    }
+    // Only the fallback's results go through memory (the call is not inlined).
+    T ss, cc;
+    sin_cos_finite(x, ss, cc);
+    s = ss;
+    c = cc;
 }
 
 template <class T> __device__ __forceinline__ T hpq_sin(T x) {

@@ -223,4 +223,63 @@ mod tests {
             assert!((0..=4).contains(&diff), "{diff}");
         }
     }
+
+    /// `kernels/fixed.cuh`'s fx_mul, transliterated: the same partial products summed in 32-bit
+    /// words, row by row with 64-bit multiply-adds and no carry flags.
+    fn mul_words<const N: usize, const Z: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
+        let word = |v: &[u64; N], k: usize| (v[k / 2] >> (32 * (k % 2))) as u32;
+        let base = 2 * (N - 1);
+        let qmax = 2 * (N - Z) - 1;
+        let mut acc = vec![0u32; 2 * N + 2];
+        for p in 0..2 * N {
+            let qmin = 2 * (N - 1 - p / 2);
+            if qmin > qmax {
+                continue;
+            }
+            let mut carry = 0u32;
+            for q in qmin..=qmax {
+                let t = word(&a, p) as u64 * word(&b, q) as u64
+                    + acc[p + q - base] as u64
+                    + carry as u64;
+                acc[p + q - base] = t as u32;
+                carry = (t >> 32) as u32;
+            }
+            acc[p + qmax + 1 - base] = carry;
+        }
+        let mut r = [0u64; N];
+        for (k, l) in r.iter_mut().enumerate() {
+            *l = acc[2 + 2 * k] as u64 | (acc[3 + 2 * k] as u64) << 32;
+        }
+        r
+    }
+
+    /// The device's word-level product gives mul's bits exactly (the GPU tests check the CUDA
+    /// code itself; this checks the argument in its comment), on random limbs, limbs of all ones
+    /// (the largest carries) and with Z leading zero limbs of b.
+    #[test]
+    fn word_product_is_bit_identical() {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for round in 0..3000 {
+            let pick = |x: u64| if round % 3 == 0 { u64::MAX } else { x };
+            let a4 = [pick(next()), pick(next()), pick(next()), pick(next())];
+            let b4 = [pick(next()), pick(next()), pick(next()), pick(next())];
+            assert_eq!(mul_words::<4, 0>(a4, b4), mul::<4, 0>(a4, b4));
+            let b = [b4[0], b4[1], b4[2], 0];
+            assert_eq!(mul_words::<4, 1>(a4, b), mul::<4, 1>(a4, b));
+            let b = [b4[0], b4[1], 0, 0];
+            assert_eq!(mul_words::<4, 2>(a4, b), mul::<4, 2>(a4, b));
+            let b = [b4[0], 0, 0, 0];
+            assert_eq!(mul_words::<4, 3>(a4, b), mul::<4, 3>(a4, b));
+            let (a2, b2) = ([a4[0], a4[1]], [b4[2], b4[3]]);
+            assert_eq!(mul_words::<2, 0>(a2, b2), mul::<2, 0>(a2, b2));
+            let b = [b2[0], 0];
+            assert_eq!(mul_words::<2, 1>(a2, b), mul::<2, 1>(a2, b));
+        }
+    }
 }
