@@ -10,7 +10,7 @@ use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::estimate::{Estimate, Value};
 use crate::expr::Expr;
-use crate::gpu::{self, GpuBackend, HybridBackend};
+use crate::gpu::{GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{
     auto, gauss_kronrod, gauss_legendre, richardson, romberg, tanh_sinh, trapezoid, Interval,
@@ -231,19 +231,17 @@ impl<F: Integrand> Integral<F> {
     /// The CPU, with the GPU beside it as the device option asks.
     fn backend(&self) -> Result<HybridBackend> {
         let cpu = CpuBackend::new(self.threads)?;
-        let gpu = match self.device {
-            Device::Cpu => None,
+        Ok(match self.device {
+            Device::Cpu => HybridBackend::new(cpu, None),
             Device::Gpu => {
                 GpuBackend::tape_of(&self.integrand)?;
-                Some(GpuBackend::new(0)?)
+                HybridBackend::new(cpu, Some(GpuBackend::new(0)?))
             }
-            // No GPU is not an error here: the CPU does everything.
-            Device::Auto if self.integrand.tape().is_some() && gpu::is_available() => {
-                GpuBackend::new(0).ok()
-            }
-            Device::Auto => None,
-        };
-        Ok(HybridBackend::new(cpu, gpu))
+            // Started by the first batch large enough for it, if ever; no GPU is not an
+            // error here: the CPU does everything.
+            Device::Auto if self.integrand.tape().is_some() => HybridBackend::gpu_when_needed(cpu),
+            Device::Auto => HybridBackend::new(cpu, None),
+        })
     }
 
     /// Runs the method in precision `T`.

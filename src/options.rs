@@ -103,7 +103,9 @@ pub enum Device {
     /// GPU (no driver, no device) is an error, and so is an integrand given as Rust code.
     Gpu,
     /// The GPU when one is present, the integrand is an expression and a grid is large enough
-    /// ([`crate::gpu::gpu_min_points`]), the CPU otherwise; a missing GPU is not an error.
+    /// ([`crate::gpu::gpu_min_points`]), the CPU otherwise; a missing GPU is not an error. The
+    /// GPU is started by the first grid that large, so a call whose grids all stay small never
+    /// pays for a CUDA context. The default of the `pi` and `integrate` commands.
     Auto,
 }
 

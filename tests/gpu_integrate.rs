@@ -199,6 +199,36 @@ fn gpu_pi_qd_60_digits_and_agrees_with_cpu() {
     assert!(g.stages.last().unwrap().device.starts_with("gpu"));
 }
 
+#[test]
+#[ignore = "needs a CUDA device"]
+fn auto_starts_the_gpu_for_large_levels_only() {
+    // Romberg's last levels of the pi integral in qd are large enough for the GPU: under
+    // Auto the GPU is started then, and the result is the CPU's to the bit.
+    let pi = |device| {
+        Integral::new(PI_INTEGRAND)
+            .unwrap()
+            .over(0.0..1.0)
+            .method(Method::Romberg)
+            .precision(Precision::Qd)
+            .device(device)
+            .compute()
+            .unwrap()
+    };
+    let (auto, cpu) = (pi(Device::Auto), pi(Device::Cpu));
+    assert_eq!(auto.value.to_string(), cpu.value.to_string());
+    assert!(auto.stages[0].device.starts_with("cpu"));
+    assert!(auto.stages.last().unwrap().device.starts_with("gpu"));
+    // A small integral never leaves the CPU.
+    let small = Integral::new("sin(x)")
+        .unwrap()
+        .over(0.0..1.0)
+        .precision(Precision::Qd)
+        .device(Device::Auto)
+        .compute()
+        .unwrap();
+    assert!(small.stages.iter().all(|s| s.device.starts_with("cpu")));
+}
+
 /// The uniform sums of a transcendental integrand, with every rounding function: the device
 /// mirrors against the host.
 fn functions_agree<T: Real>(n: u64) {

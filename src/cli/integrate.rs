@@ -73,9 +73,10 @@ pub struct IntegrateArgs {
     /// Worker threads [default: all cores].
     #[arg(long, short)]
     pub threads: Option<usize>,
-    /// Where to evaluate the integrand: cpu, gpu (large grids on the GPU; an error without
-    /// one) or auto (the GPU for large grids when there is one).
-    #[arg(long, default_value = "cpu")]
+    /// Where to evaluate the integrand: auto (the GPU for large grids when there is one,
+    /// started only if a grid is that large), cpu, or gpu (large grids on the GPU; an error
+    /// without one).
+    #[arg(long, default_value = "auto")]
     pub device: Device,
     /// Print the estimate as JSON, the value as a full-precision decimal string.
     #[arg(long)]

@@ -4,7 +4,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use precision::{Dd, Qd, Real};
 
@@ -255,48 +255,73 @@ pub fn gpu_min_list_points<T: Real>() -> u64 {
 /// run, so the same call gives the same bits on every run.
 pub struct HybridBackend {
     cpu: CpuBackend,
-    gpu: Option<GpuBackend>,
-    /// Both devices' names, for stages that use both.
-    name: Arc<str>,
+    /// The GPU: given at construction ([`HybridBackend::new`]), or started by the first batch
+    /// large enough for it ([`HybridBackend::gpu_when_needed`]); `None` inside when there is
+    /// none.
+    gpu: OnceLock<Option<GpuBackend>>,
 }
 
 impl HybridBackend {
     /// A hybrid of `cpu` and, if given, `gpu`.
     pub fn new(cpu: CpuBackend, gpu: Option<GpuBackend>) -> HybridBackend {
-        let name = match &gpu {
-            Some(g) => format!("{} + {}", g.device(), cpu.device()).into(),
-            None => cpu.device(),
-        };
-        HybridBackend { cpu, gpu, name }
+        let cell = OnceLock::new();
+        let _ = cell.set(gpu);
+        HybridBackend { cpu, gpu: cell }
     }
 
-    /// Whether grid `grid` of `f` goes to the GPU.
+    /// The CPU, with the first CUDA GPU started only when a batch is large enough to go there:
+    /// a call whose batches all stay small never creates a CUDA context (a fifth of a second
+    /// on an H100, against milliseconds for the whole integral on the CPU). No GPU, or one that
+    /// fails to start, leaves everything on the CPU.
+    pub fn gpu_when_needed(cpu: CpuBackend) -> HybridBackend {
+        HybridBackend {
+            cpu,
+            gpu: OnceLock::new(),
+        }
+    }
+
+    /// The GPU for a batch that is large enough for it, started now if it was not yet.
+    fn gpu(&self) -> Option<&GpuBackend> {
+        self.gpu.get_or_init(|| GpuBackend::new(0).ok()).as_ref()
+    }
+
+    /// The GPU if it has been started.
+    fn started(&self) -> Option<&GpuBackend> {
+        self.gpu.get().and_then(Option::as_ref)
+    }
+
+    /// Whether grid `grid` of `f` goes to the GPU (the size is checked before the GPU is
+    /// asked for, so that small grids never start it).
     fn on_gpu<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> bool {
-        self.gpu.is_some()
-            && f.dims() == 1
+        f.dims() == 1
             && f.tape().is_some()
             && grid.count >= gpu_min_points::<T>()
+            && self.gpu().is_some()
     }
 
     /// Whether a batch of `count` points of `f` goes to the GPU.
     fn points_on_gpu<T: Real, F: Integrand>(&self, f: &F, count: usize) -> bool {
-        self.gpu.is_some()
-            && f.dims() == 1
+        f.dims() == 1
             && f.tape().is_some()
             && count as u64 >= gpu_min_list_points::<T>()
+            && self.gpu().is_some()
     }
 }
 
 impl Backend for HybridBackend {
+    /// The CPU's name, or both devices' once the GPU has been started.
     fn device(&self) -> Arc<str> {
-        self.name.clone()
+        match self.started() {
+            Some(g) => format!("{} + {}", g.device(), self.cpu.device()).into(),
+            None => self.cpu.device(),
+        }
     }
 
     fn device_for<T: Real, F: Integrand>(&self, f: &F, grids: &[UniformGrid<T>]) -> Arc<str> {
         let on_gpu = grids.iter().filter(|g| self.on_gpu(f, g)).count();
-        match (&self.gpu, on_gpu) {
-            (Some(g), n) if n == grids.len() && n > 0 => g.device(),
-            (Some(_), n) if n > 0 => self.device(),
+        match self.started() {
+            Some(g) if on_gpu == grids.len() && on_gpu > 0 => g.device(),
+            Some(_) if on_gpu > 0 => self.device(),
             _ => self.cpu.device(),
         }
     }
@@ -306,18 +331,14 @@ impl Backend for HybridBackend {
         f: &F,
         grids: &[UniformGrid<T>],
     ) -> Result<Vec<T>> {
-        let Some(gpu) = &self.gpu else {
-            return self.cpu.uniform_sums(f, grids);
-        };
         let (big, small): (Vec<usize>, Vec<usize>) =
             (0..grids.len()).partition(|&k| self.on_gpu(f, &grids[k]));
+        let Some(gpu) = self.started().filter(|_| !big.is_empty()) else {
+            return self.cpu.uniform_sums(f, grids);
+        };
         let pick = |ks: &[usize]| ks.iter().map(|&k| grids[k]).collect::<Vec<_>>();
         let small_sums = self.cpu.uniform_sums(f, &pick(&small))?;
-        let big_sums = if big.is_empty() {
-            Vec::new()
-        } else {
-            gpu.uniform_sums(f, &pick(&big))?
-        };
+        let big_sums = gpu.uniform_sums(f, &pick(&big))?;
         let mut sums = vec![T::zero(); grids.len()];
         for (k, s) in small.into_iter().zip(small_sums) {
             sums[k] = s;
@@ -329,15 +350,18 @@ impl Backend for HybridBackend {
     }
 
     fn device_for_points<T: Real, F: Integrand>(&self, f: &F, count: usize) -> Arc<str> {
-        match &self.gpu {
-            Some(g) if self.points_on_gpu::<T, F>(f, count) => g.device(),
+        // The size first: it starts the GPU when the batch needs it.
+        let on_gpu = self.points_on_gpu::<T, F>(f, count);
+        match self.started() {
+            Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),
         }
     }
 
     fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
-        match &self.gpu {
-            Some(gpu) if self.points_on_gpu::<T, F>(f, points.len()) => gpu.evaluate(f, points),
+        let on_gpu = self.points_on_gpu::<T, F>(f, points.len());
+        match self.started() {
+            Some(gpu) if on_gpu => gpu.evaluate(f, points),
             _ => self.cpu.evaluate(f, points),
         }
     }
