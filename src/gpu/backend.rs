@@ -184,6 +184,16 @@ impl Backend for GpuBackend {
     }
 }
 
+/// `HPQUAD_GPU_MIN_POINTS`, read once per process (every batch asks).
+fn min_points_override() -> Option<u64> {
+    static OVERRIDE: OnceLock<Option<u64>> = OnceLock::new();
+    *OVERRIDE.get_or_init(|| {
+        std::env::var("HPQUAD_GPU_MIN_POINTS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    })
+}
+
 /// The fewest points for which one GPU launch beats the CPU, per precision.
 ///
 /// Measured, not guessed: `gpu_bench_crossover` in tests/gpu_bench.rs, run on one NVIDIA H100
@@ -204,10 +214,7 @@ impl Backend for GpuBackend {
 /// lower too. `HPQUAD_GPU_MIN_POINTS` overrides the threshold for every precision, for
 /// re-measuring elsewhere.
 pub fn gpu_min_points<T: Real>() -> u64 {
-    if let Some(n) = std::env::var("HPQUAD_GPU_MIN_POINTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
+    if let Some(n) = min_points_override() {
         return n;
     }
     match T::NAME {
@@ -236,10 +243,7 @@ pub fn gpu_min_points<T: Real>() -> u64 {
 /// milliseconds a call, and the methods that make such lists (the adaptive Gauss rules on
 /// many pieces, deep tanh-sinh levels) make many. `HPQUAD_GPU_MIN_POINTS` overrides.
 pub fn gpu_min_list_points<T: Real>() -> u64 {
-    if let Some(n) = std::env::var("HPQUAD_GPU_MIN_POINTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
+    if let Some(n) = min_points_override() {
         return n;
     }
     match T::NAME {
@@ -285,6 +289,12 @@ impl HybridBackend {
         self.gpu.get_or_init(|| GpuBackend::new(0).ok()).as_ref()
     }
 
+    /// False when it is known that there is no GPU (none given, or none found): the common
+    /// CPU-only case decides without looking at the batch.
+    fn may_use_gpu(&self) -> bool {
+        !matches!(self.gpu.get(), Some(None))
+    }
+
     /// The GPU if it has been started.
     fn started(&self) -> Option<&GpuBackend> {
         self.gpu.get().and_then(Option::as_ref)
@@ -293,7 +303,8 @@ impl HybridBackend {
     /// Whether grid `grid` of `f` goes to the GPU (the size is checked before the GPU is
     /// asked for, so that small grids never start it).
     fn on_gpu<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> bool {
-        f.dims() == 1
+        self.may_use_gpu()
+            && f.dims() == 1
             && f.tape().is_some()
             && grid.count >= gpu_min_points::<T>()
             && self.gpu().is_some()
@@ -301,7 +312,8 @@ impl HybridBackend {
 
     /// Whether a batch of `count` points of `f` goes to the GPU.
     fn points_on_gpu<T: Real, F: Integrand>(&self, f: &F, count: usize) -> bool {
-        f.dims() == 1
+        self.may_use_gpu()
+            && f.dims() == 1
             && f.tape().is_some()
             && count as u64 >= gpu_min_list_points::<T>()
             && self.gpu().is_some()
