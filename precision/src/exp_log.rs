@@ -278,7 +278,8 @@ pub(crate) fn exp_parts<T: Expansion>(x: T) -> (i32, T) {
     let (m, n_max, n_f64) = exp_params::<T>();
     // A tiny r needs no scaling, and scaling it could push it into the subnormals.
     let m = if r.hi().abs() < 1.0e-9 { 0 } else { m };
-    let mut s = expm1_series(r.ldexp(-m), n_max, n_f64);
+    let n_dd = if T::COMPONENTS == 2 { n_f64 } else { 9 };
+    let mut s = expm1_series(r.ldexp(-m), n_max, n_dd, n_f64);
     for _ in 0..m {
         // expm1(2a) = expm1(a) (expm1(a) + 2).
         s = s * (s + 2.0);
@@ -286,18 +287,17 @@ pub(crate) fn exp_parts<T: Expansion>(x: T) -> (i32, T) {
     (k as i32, s)
 }
 
-/// The Taylor series of expm1(r) for `|r| <= 2^-7.5` (dd) or `2^-11.5` (qd) by Horner's rule,
-/// each term in the least precision it needs: from `1/n_f64!` on in doubles, for qd the terms
-/// from `1/9!` on in double-double (term 9 is below 2^-110 r, so dd's 2^-104 leaves it below
-/// 2^-214 r), the leading terms in `T`.
+/// The Taylor series of expm1(r) to the term `r^n_max / n_max!` by Horner's rule, each term in
+/// the least precision it needs: from `1/n_f64!` on in doubles, from `1/n_dd!` in double-double
+/// (for `exp_parts`' `|r| <= 2^-11.5` in qd, term 9 is below 2^-110 r, so dd's 2^-104 leaves it
+/// below 2^-214 r), the leading terms in `T`.
 #[inline(always)]
-fn expm1_series<T: Expansion>(r: T, n_max: usize, n_f64: usize) -> T {
+fn expm1_series<T: Expansion>(r: T, n_max: usize, n_dd: usize, n_f64: usize) -> T {
     let rh = r.hi();
     let mut q = 0.0f64;
     for c in INV_FACT[n_f64..=n_max].iter().rev() {
         q = q.mul_add(rh, c[0]);
     }
-    let n_dd = if T::COMPONENTS == 2 { n_f64 } else { 9 };
     let mut p = if n_dd < n_f64 {
         let rd = to_dd(r);
         let mut pd = Dd::from_f64(q);
@@ -380,7 +380,40 @@ pub(crate) fn exp_m1<T: Expansion>(x: T) -> T {
         // |x| > ln2/2 (about), so the subtraction loses at most a bit or two.
         return clean(exp_fixed(x) - 1.0);
     }
-    exp_parts(x).1
+    let (small, n_max, n_dd, n_f64) = expm1_small_params::<T>();
+    if h.abs() >= small {
+        exp_m1_fixed(x)
+    } else {
+        expm1_series(x, n_max, n_dd, n_f64)
+    }
+}
+
+/// Where `exp_m1` leaves the fixed-point path for the plain series, and the series' parameters
+/// there (as in `exp_params`): below 2^-24 (qd) the term `x^n/n!` is below 2^-24(n-1)/n! times
+/// x, so the series to n = 9 leaves 2^-237 x; the terms from 6 on are below 2^-129 x and take
+/// double-double (2^-105 of each), those from 8 on below 2^-183 x and take doubles. Below 2^-12
+/// (dd), to n = 8 (2^-114 x), the terms from 5 on below 2^-54 x in doubles.
+#[inline(always)]
+fn expm1_small_params<T: Expansion>() -> (f64, usize, usize, usize) {
+    if T::COMPONENTS == 2 {
+        (crate::ldexp(1.0, -12), 8, 5, 5)
+    } else {
+        (crate::ldexp(1.0, -24), 9, 6, 8)
+    }
+}
+
+/// expm1(x) in fixed point (`exp_fixed.rs`) for finite x with `|x|` from 2^-24 (qd) or 2^-12
+/// (dd) to about ln2/2: relatively accurate to 2^-226 (qd) and 2^-110 (dd) before rounding.
+#[inline(always)]
+fn exp_m1_fixed<T: Expansion>(x: T) -> T {
+    if T::COMPONENTS == 2 {
+        let d = crate::exp_fixed::exp_m1_dd(to_dd(x));
+        T::from_components(&[d.hi, d.lo])
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let q = crate::exp_fixed::exp_m1_qd(Qd(c));
+        T::from_components(&q.0)
+    }
 }
 
 /// ln(1 + d) to about 2^-51 relative, for |d| <= 0.5, in plain doubles: the atanh series of

@@ -162,6 +162,21 @@ macro_rules! exp_log_tests {
             }
 
             #[test]
+            fn exp_m1_fixed_point_range() {
+                // The fixed-point path (from 2^-24 in qd, 2^-12 in dd, to ln2/2) and the series
+                // below it, on both sides of 0.
+                check1(
+                    "exp_m1 |x| in 2^[-30,-1)",
+                    21,
+                    B,
+                    FULL,
+                    |r| random::<T>(r, -30..-1, true),
+                    T::exp_m1,
+                    |x| x.exp_m1(),
+                );
+            }
+
+            #[test]
             fn exp_m1_near_zero() {
                 check1(
                     "exp_m1 |x| in 2^[-1000,-8)",
