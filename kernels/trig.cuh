@@ -9,7 +9,7 @@
 // The tables and constants come from the generated header (src/gpu/tables.rs).
 // sin_cos first tries the fixed-point path of precision/src/trig_fixed.rs (fxt_* below, step for
 // step: add_pi_2, at_least_pi_2, reduce, series_4, series_2, sin_cos_theta, sin_cos_fixed,
-// fraction_to_qd, fraction_to_dd, assemble, sin_cos_qd, sin_cos_dd) and falls back to the above
+// assemble, sin_cos_qd, sin_cos_dd; fraction_to_qd/dd are in fixed.cuh) and falls back to the above
 // where it declines (|x| outside [2^-24, 2^50), or a result below 2^-24 (qd) or 2^-12 (dd)).
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once

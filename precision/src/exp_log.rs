@@ -582,10 +582,14 @@ fn is_odd_integer<T: Expansion>(y: T) -> bool {
 /// |f| <= 1/2, then `x^y = 2^n exp(f ln2 + y ln m)`: the large part of the exponent, which no
 /// rounded logarithm could carry to the last bit, goes into the exact power of two.
 ///
-/// The error is that of ln m times |y ln m| (up to 17 for |y| <= 50): a dd logarithm would leave
-/// 2^-100 too narrow a margin, so dd takes the logarithm and the reduction in qd.
+/// The error is that of ln m times |y ln m| (up to 17 for |y| <= 50): a rounded dd logarithm
+/// would leave 2^-100 too narrow a margin, so dd takes `powf_dd` (the unrounded fixed-point
+/// logarithm) for |y| < 128 and this route in qd beyond and for subnormal x.
 fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     if T::COMPONENTS == 2 {
+        if let Some(r) = powf_dd(to_dd(x), to_dd(y)) {
+            return from_dd(r);
+        }
         let r = powf_positive(Qd::from_dd(to_dd(x)), Qd::from_dd(to_dd(y)));
         return clean(from_dd(r.to_dd()));
     }
@@ -624,6 +628,37 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     let c = [z.hi(), z.component(1), z.component(2), z.component(3)];
     let r = crate::exp_fixed::exp_qd_scaled(Qd(c), n as i32);
     clean(T::from_components(&r.0))
+}
+
+/// Below this |y| dd `powf` takes `powf_dd`.
+const POWF_DD_Y: f64 = 128.0;
+
+/// x^y = exp(y ln x) for a double-double x > 0 with a normal leading component and
+/// `|y| < 128`, all in the fixed-point machinery of `ln` and `exp`, or `None` elsewhere (the qd
+/// route of `powf_positive` then).
+///
+/// ln x comes unrounded from the fixed-point logarithm as three doubles (`ln_dd_pieces`, error
+/// below 2^-122 absolute, the ln2 of `e ln2` to 2^-128 times |e|); `y ln x` is formed as five
+/// doubles, the three leading products exact (`two_prod`), the rest below 2^-106 |y ln x| with
+/// a rounding error of 2^-159 |y ln x|, and the fixed-point exp converts their sum exactly. The
+/// error of the exponent, |y| 2^-122 + |y e| 2^-128 + 2^-150 |y ln x|, is below 2^-114 while the
+/// result is finite (|y e| < 1100 there), and is relative in the result.
+fn powf_dd(x: Dd, y: Dd) -> Option<Dd> {
+    if !(y.hi.abs() < POWF_DD_Y) || x.hi < f64::MIN_POSITIVE {
+        return None;
+    }
+    let l = crate::log_fixed::ln_dd_pieces(x);
+    let (p0, e0) = crate::eft::two_prod(y.hi, l[0]);
+    if p0 > EXP_OVERFLOW + 1e-3 {
+        return Some(Dd::INFINITY);
+    }
+    if p0 < EXP_UNDERFLOW {
+        return Some(Dd::ZERO);
+    }
+    let (p1, e1) = crate::eft::two_prod(y.hi, l[1]);
+    let (q1, f1) = crate::eft::two_prod(y.lo, l[0]);
+    let s = e1 + f1 + y.hi * l[2] + y.lo * l[1];
+    Some(clean(crate::exp_fixed::exp_dd_sum(&[p0, e0, p1, q1, s])))
 }
 
 /// x^y with f64::powf's special cases.

@@ -357,6 +357,39 @@ macro_rules! exp_log_tests {
             }
 
             #[test]
+            fn powf_large_exponent() {
+                // |y ln x| up to 700 (results from 2^-1010 to 2^1010): x over 2^[-1000,1000)
+                // with y = t / ln x, |t| <= 700, and x near 1 with |y| up to 2^40 (in dd the
+                // fixed-point route for |y| < 128, the qd route beyond).
+                check2(
+                    "powf |y ln x|<=700, x in 2^[-1000,1000)",
+                    22,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = random::<T>(r, -1000..1000, false);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+                check2(
+                    "powf |y ln x|<=700, x = 1 +- 2^[-40,-1)",
+                    23,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = T::ONE + random::<T>(r, -40..-1, true);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+            }
+
+            #[test]
             fn cbrt_all_exponents() {
                 check1(
                     "cbrt x in 2^[-1070,1024)",
