@@ -644,7 +644,8 @@ const POWF_DD_Y: f64 = 128.0;
 /// error of the exponent, |y| 2^-122 + |y e| 2^-128 + 2^-150 |y ln x|, is below 2^-114 while the
 /// result is finite (|y e| < 1100 there), and is relative in the result.
 fn powf_dd(x: Dd, y: Dd) -> Option<Dd> {
-    if !(y.hi.abs() < POWF_DD_Y) || x.hi < f64::MIN_POSITIVE {
+    // y is finite here (the device writes the same test as !(|y| < 128)).
+    if y.hi.abs() >= POWF_DD_Y || x.hi < f64::MIN_POSITIVE {
         return None;
     }
     let l = crate::log_fixed::ln_dd_pieces(x);
