@@ -6,8 +6,9 @@
 //   is hpq_ln's tail);
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
 // exp: fixed-point integer arithmetic with two tables (exp_fixed.rs, Johansson 2015), below.
-// exp_parts (exp_m1, powf, sinh, cosh): Cody-Waite reduction, exact scaling by 2^-m, a Taylor
-// series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
+// exp_m1 near 0: the fixed-point exp with the 1 subtracted in the integers, below 2^-24 (qd) or
+// 2^-12 (dd) a short series. exp_parts (sinh, cosh beyond far): Cody-Waite reduction, exact
+// scaling by 2^-m, a Taylor series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
@@ -42,8 +43,7 @@ template <> struct exp_params<qd_t> {
 // The Taylor series of expm1(r) for |r| <= 2^-7.5 (dd) or 2^-11.5 (qd) by Horner's rule, each
 // term in the least precision it needs: from 1/n_f64! on in doubles, for qd the terms from
 // 1/9! on in double-double, the leading terms in T (expm1_series).
-template <class T> __device__ __forceinline__ T expm1_series(T r) {
-    typedef exp_params<T> P;
+template <class T, class P> __device__ __forceinline__ T expm1_series(T r) {
     double rh = hi(r);
     double q = 0.0;
 #pragma unroll
@@ -82,7 +82,7 @@ template <class T> __device__ __noinline__ T exp_parts(T x, int &k_out) {
     }
     // A tiny r needs no scaling, and scaling it could push it into the subnormals.
     int m = fabs(hi(r)) < 1.0e-9 ? 0 : P::M;
-    T s = expm1_series(expansion<T>::ldexp(r, -m));
+    T s = expm1_series<T, P>(expansion<T>::ldexp(r, -m));
     for (int i = 0; i < m; ++i) {
         // expm1(2a) = expm1(a) (expm1(a) + 2).
         s = s * (s + 2.0);
@@ -134,10 +134,11 @@ template <int N> __device__ __forceinline__ bool fx_fraction_at_least_ln2(const 
 }
 
 // x = k ln2 + R with 0 <= R < ln2 as N fraction limbs (reduce).
-template <int N> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u64 *r) {
+// The M doubles c are converted exactly one by one (M = N for exp; powf passes five).
+template <int N, int M> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u64 *r) {
     hpq_u64 w[5] = {0, 0, 0, 0, 0};
 #pragma unroll
-    for (int i = 0; i < N; ++i) fx_add_double<N>(w, c[i]);
+    for (int i = 0; i < M; ++i) fx_add_double<N>(w, c[i]);
     long long k = (long long)floor(c[0] * HPQ_LOG2_E[0]);
     // w -= k ln2 (the host's limb-by-limb products and carries sum to exactly k ln2).
     hpq_u64 l[N + 1];
@@ -199,9 +200,9 @@ __device__ __forceinline__ void fx_expm1_2(const hpq_u64 *r, hpq_u64 *out) {
 }
 
 // exp(x) = 2^k (1 + v): the reduction, the tables and the series (exp_fraction).
-template <int N> __device__ __forceinline__ int fx_exp_fraction(const double *c, hpq_u64 *v) {
+template <int N, int M = N> __device__ __forceinline__ int fx_exp_fraction(const double *c, hpq_u64 *v) {
     hpq_u64 r[N];
-    int k = fx_reduce<N>(c, r);
+    int k = fx_reduce<N, M>(c, r);
     hpq_u64 lead = r[N - 1];
     int j = (int)(lead >> 56), i = (int)((lead >> 48) & 0xff);
     r[N - 1] = lead & 0x0000ffffffffffffULL;
@@ -245,11 +246,10 @@ __device__ __forceinline__ qd_t fx_exp_qd_scaled(qd_t x, int extra) {
 // exp(x) for a quad-double with |x| <= 746 (exp_qd).
 __device__ __forceinline__ qd_t fx_exp_qd(qd_t x) { return fx_exp_qd_scaled(x, 0); }
 
-// exp(x) for a double-double with |x| <= 746 (exp_dd).
-__device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
+// exp of the exact sum of the M doubles c, |sum| <= 746 (exp_dd_sum).
+template <int M> __device__ __forceinline__ dd_t fx_exp_dd_sum(const double *c) {
     hpq_u64 v[2];
-    double c[2] = {x.hi, x.lo};
-    int k = fx_exp_fraction<2>(c, v);
+    int k = fx_exp_fraction<2, M>(c, v);
     double c0 = 1.0 + hpq_ldexp((double)fx_bits<2>(v, 76, 52), -52);
     double c1 = hpq_ldexp((double)fx_bits<2>(v, 23, 53), -105) +
                 hpq_ldexp((double)fx_bits<2>(v, 0, 23), -128);
@@ -258,10 +258,67 @@ __device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
     return dd_ldexp(dd_make(hi_, lo_), k);
 }
 
+// exp(x) for a double-double with |x| <= 746 (exp_dd).
+__device__ __forceinline__ dd_t fx_exp_dd(dd_t x) {
+    double c[2] = {x.hi, x.lo};
+    return fx_exp_dd_sum<2>(c);
+}
+
+// expm1(x) as (negative, |expm1 x|) for |x| <= ln2/2: k = 0 gives v, k = -1 gives
+// -(1 - v)/2, the 1 subtracted in the integers (expm1_fraction).
+template <int N> __device__ __forceinline__ bool fx_expm1_fraction(const double *c, hpq_u64 *m) {
+    hpq_u64 v[N];
+    int k = fx_exp_fraction<N>(c, v);
+    if (k == 0) {
+#pragma unroll
+        for (int n = 0; n < N; ++n) m[n] = v[n];
+        return false;
+    }
+    hpq_u64 zero[N];
+#pragma unroll
+    for (int n = 0; n < N; ++n) zero[n] = 0;
+    fx_sub<N>(zero, v, m);
+    return true;
+}
+
+// expm1(x) for 2^-24 <= |x| <= ln2/2 (exp_m1_qd).
+__device__ __forceinline__ qd_t fx_exp_m1_qd(qd_t x) {
+    hpq_u64 m[4];
+    bool negative = fx_expm1_fraction<4>(x.x, m);
+    qd_t r = fx_fraction_to_qd(m);
+    return negative ? -qd_ldexp(r, -1) : r;
+}
+
+// expm1(x) for 2^-12 <= |x| <= ln2/2 (exp_m1_dd).
+__device__ __forceinline__ dd_t fx_exp_m1_dd(dd_t x) {
+    hpq_u64 m[2];
+    double c[2] = {x.hi, x.lo};
+    bool negative = fx_expm1_fraction<2>(c, m);
+    dd_t r = fx_fraction_to_dd(m);
+    return negative ? -dd_ldexp(r, -1) : r;
+}
+
 // exp(x) for finite x with |x| <= 746 in fixed point (exp_log.rs exp_fixed).
 template <class T> __device__ __noinline__ T exp_fixed(T x);
 template <> __device__ __noinline__ dd_t exp_fixed<dd_t>(dd_t x) { return clean(fx_exp_dd(x)); }
 template <> __device__ __noinline__ qd_t exp_fixed<qd_t>(qd_t x) { return clean(fx_exp_qd(x)); }
+
+// Where exp_m1 leaves the fixed-point path for the plain series, and the series' parameters
+// there (expm1_small_params).
+template <class T> struct expm1_small_params;
+template <> struct expm1_small_params<dd_t> {
+    static constexpr double SMALL = 0x1p-12;
+    static constexpr int N_MAX = 8, N_DD = 5, N_F64 = 5;
+};
+template <> struct expm1_small_params<qd_t> {
+    static constexpr double SMALL = 0x1p-24;
+    static constexpr int N_MAX = 9, N_DD = 6, N_F64 = 8;
+};
+
+// expm1(x) in fixed point from 2^-24 (qd) or 2^-12 (dd) to about ln2/2 (exp_m1_fixed).
+template <class T> __device__ __noinline__ T exp_m1_fixed(T x);
+template <> __device__ __noinline__ dd_t exp_m1_fixed<dd_t>(dd_t x) { return fx_exp_m1_dd(x); }
+template <> __device__ __noinline__ qd_t exp_m1_fixed<qd_t>(qd_t x) { return fx_exp_m1_qd(x); }
 
 template <class T> __device__ __forceinline__ T hpq_exp(T x) {
     typedef expansion<T> E;
@@ -280,9 +337,9 @@ template <class T> __device__ __forceinline__ T hpq_exp_m1(T x) {
     if (h < -200.0) return -E::one();
     // |x| > ln2/2 (about): exp(x) - 1 loses at most a bit or two to the subtraction.
     if (round(h * HPQ_LOG2_E[0]) != 0.0) return clean(exp_fixed(x) - 1.0);
-    int k;
-    T s = exp_parts(x, k);
-    return s;
+    typedef expm1_small_params<T> P;
+    if (fabs(h) >= P::SMALL) return exp_m1_fixed(x);
+    return expm1_series<T, P>(x);
 }
 
 // ln(1 + d) to about 2^-51 for |d| <= 0.5 in doubles: 2 atanh(d / (2 + d)).
@@ -408,8 +465,8 @@ __device__ __forceinline__ void fxl_ln_1p_2(const hpq_u64 *d, hpq_u64 *out) {
     fx_mul<2, 0>(s, q, out);
 }
 
-// (negative, |ln x|) in t[5], or false where |ln x| < 2^-(64 - shift) (ln_fixed).
-template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, int shift, bool &negative, hpq_u64 *t) {
+// (negative, |ln x|) in t[5] whatever the size of |ln x| (ln_fixed_abs).
+template <int N> __device__ __forceinline__ void fxl_ln_fixed_abs(const double *c, bool &negative, hpq_u64 *t) {
     int e = (int)(((hpq_u64)__double_as_longlong(c[0]) >> 52) & 0x7ff) - 1023;
     hpq_u64 w[5] = {0, 0, 0, 0, 0};
 #pragma unroll
@@ -454,6 +511,11 @@ template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, i
             t[n] = v;
         }
     }
+}
+
+// (negative, |ln x|) in t[5], or false where |ln x| < 2^-(64 - shift) (ln_fixed).
+template <int N> __device__ __forceinline__ bool fxl_ln_fixed(const double *c, int shift, bool &negative, hpq_u64 *t) {
+    fxl_ln_fixed_abs<N>(c, negative, t);
     return !(t[N] == 0 && (t[N - 1] >> shift) == 0);
 }
 
@@ -491,6 +553,21 @@ __device__ __forceinline__ bool fxl_ln(dd_t x, dd_t &out) {
     dd_t r = dd_make(hi_, lo_);
     out = negative ? -r : r;
     return true;
+}
+
+// ln x of a double-double as three doubles summing exactly to the fixed-point value, absolute
+// error a few tens of units of 2^-128 (ln_dd_pieces).
+__device__ __forceinline__ void fxl_ln_dd_pieces(dd_t x, double *l) {
+    bool negative;
+    hpq_u64 t[5];
+    double xc[2] = {x.hi, x.lo};
+    fxl_ln_fixed_abs<2>(xc, negative, t);
+    int p = fxl_leading_bit<2>(t);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        double c = fx_chunk_scaled<5>(t, p - 52 - 53 * k, 53, -128);
+        l[k] = negative ? -c : c;
+    }
 }
 
 template <class T> __device__ __forceinline__ T hpq_ln(T x) {
@@ -541,11 +618,42 @@ template <class T> __device__ __forceinline__ bool is_odd_integer(T y) {
     return isfinite(hi(y)) && E::floor(y) == y && E::floor(half) != half;
 }
 
+// x^y = exp(y ln x) for a dd x > 0 with a normal leading component and |y| < 128, in fixed
+// point: ln x unrounded as three doubles, y ln x as five doubles (three exact products), their
+// sum converted exactly by the exp's reduction; false elsewhere (powf_dd).
+__device__ __forceinline__ bool powf_dd(dd_t x, dd_t y, dd_t &out) {
+    if (!(fabs(y.hi) < HPQ_POWF_DD_Y) || x.hi < HPQ_F64_MIN_POSITIVE) return false;
+    double l[3];
+    fxl_ln_dd_pieces(x, l);
+    double p0, e0, p1, e1, q1, f1;
+    two_prod(y.hi, l[0], p0, e0);
+    if (p0 > HPQ_EXP_OVERFLOW + 1e-3) {
+        out = dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
+        return true;
+    }
+    if (p0 < HPQ_EXP_UNDERFLOW) {
+        out = dd_make(0.0, 0.0);
+        return true;
+    }
+    two_prod(y.hi, l[1], p1, e1);
+    two_prod(y.lo, l[0], q1, f1);
+    double c[5];
+    c[0] = p0;
+    c[1] = e0;
+    c[2] = p1;
+    c[3] = q1;
+    c[4] = e1 + f1 + y.hi * l[2] + y.lo * l[1];
+    out = clean(fx_exp_dd_sum<5>(c));
+    return true;
+}
+
 // x^y for finite x > 0 and finite y: 2^n exp(f ln2 + y ln m) with y e = n + f exactly.
-// dd takes the logarithm and the reduction in qd (powf_positive).
+// dd takes powf_dd, else the logarithm and the reduction in qd (powf_positive).
 template <class T> __device__ __noinline__ T powf_positive(T x, T y) {
     typedef expansion<T> E;
     if constexpr (E::COMPONENTS == 2) {
+        dd_t d;
+        if (powf_dd(to_dd(x), to_dd(y), d)) return from_dd<T>(d);
         qd_t r = powf_positive(qd_from_dd(to_dd(x)), qd_from_dd(to_dd(y)));
         return clean(from_dd<T>(qd_to_dd(r)));
     } else {

@@ -1,11 +1,12 @@
 // Fixed-point arithmetic on 64-bit limbs for the elementary functions: twin of
 // precision/src/fixed.rs, function for function (add_at, sub_at, add_double, top, add, mul,
-// shl, shl16, bits, sub, chunk_scaled, chunk under the names fx_*). Numbers in [0, 1) as N limbs, least significant
+// shl, shl16, bits, sub, chunk_scaled, chunk, fraction_to_qd, fraction_to_dd under the names fx_*). Numbers in [0, 1) as N limbs, least significant
 // first, unit 2^-64N; the accumulator w[5] has the integer limb at index N. Integer arithmetic
 // only, so the bits are the host's. The device computes the same integers in its own way
 // (32-bit words for products, PTX carry chains for sums, no run-time indices into limb
 // arrays): every result below is an exact integer function of its inputs, documented at each.
 #pragma once
+#include "qd.cuh"
 
 typedef unsigned long long hpq_u64;
 
@@ -304,4 +305,24 @@ template <int L> __device__ __forceinline__ double fx_chunk_scaled(const hpq_u64
 // The same with the unit 2^-64N of N limbs (chunk).
 template <int N> __device__ __forceinline__ double fx_chunk(const hpq_u64 *v, int pos, int len) {
     return fx_chunk_scaled<N>(v, pos, len, -64 * N);
+}
+
+// A fraction of at least 2^-24 as a quad-double (fraction_to_qd).
+__device__ __forceinline__ qd_t fx_fraction_to_qd(const hpq_u64 *v) {
+    int p = 255 - __clzll((long long)v[3]);
+    double c[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk<4>(v, p - 52 - 53 * k, 53);
+    return qd_renormalise<5>(c);
+}
+
+// A fraction of at least 2^-12 as a double-double (fraction_to_dd).
+__device__ __forceinline__ dd_t fx_fraction_to_dd(const hpq_u64 *v) {
+    int p = 127 - __clzll((long long)v[1]);
+    double c0 = fx_chunk<2>(v, p - 52, 53);
+    double c1 = fx_chunk<2>(v, p - 105, 53);
+    double c2 = fx_chunk<2>(v, p - 158, 53);
+    double hi_, lo_;
+    quick_two_sum(c0, c1 + c2, hi_, lo_);
+    return dd_make(hi_, lo_);
 }

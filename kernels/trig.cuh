@@ -9,7 +9,7 @@
 // The tables and constants come from the generated header (src/gpu/tables.rs).
 // sin_cos first tries the fixed-point path of precision/src/trig_fixed.rs (fxt_* below, step for
 // step: add_pi_2, at_least_pi_2, reduce, series_4, series_2, sin_cos_theta, sin_cos_fixed,
-// fraction_to_qd, fraction_to_dd, assemble, sin_cos_qd, sin_cos_dd) and falls back to the above
+// assemble, sin_cos_qd, sin_cos_dd; fraction_to_qd/dd are in fixed.cuh) and falls back to the above
 // where it declines (|x| outside [2^-24, 2^50), or a result below 2^-24 (qd) or 2^-12 (dd)).
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
@@ -356,26 +356,6 @@ __device__ __forceinline__ bool fxt_sin_cos_fixed(const double *c, int shift, lo
     return (s[N - 1] >> shift) != 0 && (co[N - 1] >> shift) != 0;
 }
 
-// A fraction of at least 2^-24 as a quad-double (fraction_to_qd).
-__device__ __forceinline__ qd_t fxt_fraction_to_qd(const hpq_u64 *v) {
-    int p = 255 - __clzll((long long)v[3]);
-    double c[5];
-#pragma unroll
-    for (int k = 0; k < 5; ++k) c[k] = fx_chunk<4>(v, p - 52 - 53 * k, 53);
-    return qd_renormalise<5>(c);
-}
-
-// A fraction of at least 2^-12 as a double-double (fraction_to_dd).
-__device__ __forceinline__ dd_t fxt_fraction_to_dd(const hpq_u64 *v) {
-    int p = 127 - __clzll((long long)v[1]);
-    double c0 = fx_chunk<2>(v, p - 52, 53);
-    double c1 = fx_chunk<2>(v, p - 105, 53);
-    double c2 = fx_chunk<2>(v, p - 158, 53);
-    double hi_, lo_;
-    quick_two_sum(c0, c1 + c2, hi_, lo_);
-    return dd_make(hi_, lo_);
-}
-
 // (sin x, cos x) from (q, sin theta, cos theta) and the sign of x (assemble).
 template <class T> __device__ __forceinline__ void fxt_assemble(long long q, T s, T c, bool negative, T &sin_x, T &cos_x) {
     switch (q & 3) {
@@ -392,7 +372,7 @@ __device__ __forceinline__ bool fxt_sin_cos(qd_t x, qd_t &sin_x, qd_t &cos_x) {
     long long q;
     hpq_u64 s[4], c[4];
     if (!fxt_sin_cos_fixed<4>(x.x, 40, q, s, c)) return false;
-    fxt_assemble(q, fxt_fraction_to_qd(s), fxt_fraction_to_qd(c), x.x[0] < 0.0, sin_x, cos_x);
+    fxt_assemble(q, fx_fraction_to_qd(s), fx_fraction_to_qd(c), x.x[0] < 0.0, sin_x, cos_x);
     return true;
 }
 __device__ __forceinline__ bool fxt_sin_cos(dd_t x, dd_t &sin_x, dd_t &cos_x) {
@@ -400,7 +380,7 @@ __device__ __forceinline__ bool fxt_sin_cos(dd_t x, dd_t &sin_x, dd_t &cos_x) {
     hpq_u64 s[2], c[2];
     double xc[2] = {x.hi, x.lo};
     if (!fxt_sin_cos_fixed<2>(xc, 52, q, s, c)) return false;
-    fxt_assemble(q, fxt_fraction_to_dd(s), fxt_fraction_to_dd(c), x.hi < 0.0, sin_x, cos_x);
+    fxt_assemble(q, fx_fraction_to_dd(s), fx_fraction_to_dd(c), x.hi < 0.0, sin_x, cos_x);
     return true;
 }
 

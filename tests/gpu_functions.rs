@@ -14,7 +14,7 @@ mod gpu_support;
 use gpu_support::compare;
 use gpu_support::functions::{binary_inputs, unary_inputs, HostFunctions};
 use hpquad::expr::cuda::{mirror_name, mirror_name2, MIRRORED, MIRRORED2};
-use hpquad::expr::Func;
+use hpquad::expr::{Func, Func2};
 use hpquad::gpu::{Gpu, GpuError};
 use precision::{Dd, Qd};
 use rayon::prelude::*;
@@ -98,6 +98,84 @@ fn gpu_qd_functions_match_the_host_bit_for_bit() {
         .map(|r| &r.0)
         .collect();
     assert!(failed.is_empty(), "qd not bit for bit: {failed:?}");
+}
+
+/// The fixed-point paths of issue 16 on their own ranges, 200 000 arguments each: exp_m1, sinh,
+/// tanh and ln_1p over |x| in 2^[-30, 0) (exp_m1's fixed point from 2^-24 (qd) or 2^-12 (dd) to
+/// ln2/2, its series below; sinh and tanh through it, ln_1p's Newton steps through it), and
+/// powf with non-integer exponents (dd: `powf_dd` for |y| < 128, the qd route beyond): x in
+/// 2^[-60, 60) with |y| <= 130, the benchmark's x in [1/3, 2/3] with y in [1/14, 3/14], and
+/// |y ln x| up to 700.
+fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    const M: usize = 200_000;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut report = Vec::new();
+    for f in [Func::ExpM1, Func::Sinh, Func::Tanh, Func::Ln1p] {
+        let a: Vec<T> = (0..M)
+            .map(|_| {
+                let m: f64 = rng.gen_range(1.0..2.0);
+                let v = m * 2f64.powi(rng.gen_range(-30..0));
+                let v = if rng.gen_bool(0.5) { -v } else { v };
+                T::with_tail(&mut rng, v)
+            })
+            .collect();
+        let host: Vec<T> = a.par_iter().map(|&x| T::unary(f, x)).collect();
+        let dev = gpu.function(f, &a).expect("device function");
+        let name = format!("{} |x| in 2^[-30,0)", mirror_name(f).expect("a kernel"));
+        let ag = compare(&name, &a, &|_| String::new(), &host, &dev);
+        report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
+    }
+    let (mut a, mut b) = (Vec::with_capacity(M), Vec::with_capacity(M));
+    while a.len() < M {
+        let (x, y) = match rng.gen_range(0..3) {
+            0 => (
+                rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-60..60)),
+                rng.gen_range(-130.0..130.0),
+            ),
+            1 => (
+                rng.gen_range(1.0 / 3.0..2.0 / 3.0),
+                rng.gen_range(1.0 / 14.0..3.0 / 14.0),
+            ),
+            _ => {
+                let x: f64 = rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-1000..1000));
+                (x, rng.gen_range(-700.0..700.0) / x.ln())
+            }
+        };
+        a.push(T::with_tail(&mut rng, x));
+        b.push(T::with_tail(&mut rng, y));
+    }
+    let host: Vec<T> = a
+        .par_iter()
+        .zip(b.par_iter())
+        .map(|(&x, &y)| T::binary(Func2::Pow, x, y))
+        .collect();
+    let dev = gpu.function2(Func2::Pow, &a, &b).expect("device function");
+    let name = "powf non-integer y".to_string();
+    let ag = compare(&name, &a, &|i| format!("{:?}", b[i].limbs()), &host, &dev);
+    report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
+    report
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_fixed_point_paths_match_the_host_bit_for_bit() {
+    let gpu = Gpu::new(0).expect("a CUDA device");
+    let mut failed = Vec::new();
+    for (name, report) in [
+        ("dd", check_new_paths::<Dd>(&gpu, 3000)),
+        ("qd", check_new_paths::<Qd>(&gpu, 4000)),
+    ] {
+        print(name, &report);
+        failed.extend(
+            report
+                .iter()
+                .filter(|r| r.4.is_some())
+                .map(|r| format!("{name} {}", r.0)),
+        );
+    }
+    assert!(failed.is_empty(), "not bit for bit: {failed:?}");
 }
 
 #[test]

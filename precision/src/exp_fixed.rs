@@ -21,7 +21,10 @@
 //! file step for step (`__umul64hi` for the high half of a product) with the same tables, which
 //! `src/gpu/tables.rs` generates from this file.
 
-use crate::fixed::{add, add_at, add_below_one, add_double, bits, mul, shl16, sub_at, top, Wide};
+use crate::fixed::{
+    add, add_at, add_below_one, add_double, bits, fraction_to_dd, fraction_to_qd, mul, shl16,
+    sub_at, top, Wide,
+};
 use crate::qd::renormalise;
 use crate::{Dd, Qd};
 
@@ -656,12 +659,59 @@ pub(crate) fn exp_qd_scaled(x: Qd, extra: i32) -> Qd {
 /// exp(x) for a double-double with `|x| <= 746` (finite): as `exp_qd` with two limbs, `1 + v`
 /// cut into three pieces.
 pub(crate) fn exp_dd(x: Dd) -> Dd {
-    let (k, v) = exp_fraction::<2>(&[x.hi, x.lo], expm1_2);
+    exp_dd_sum(&[x.hi, x.lo])
+}
+
+/// exp of the exact sum of the doubles `c` (`powf` passes its exponent in five pieces), for a
+/// sum with `|c| <= 746` and every `|c_i| < 2^62`: the reduction converts each piece exactly.
+pub(crate) fn exp_dd_sum(c: &[f64]) -> Dd {
+    let (k, v) = exp_fraction::<2>(c, expm1_2);
     let piece = |pos: usize, len: usize, scale: i32| crate::ldexp(bits(&v, pos, len) as f64, scale);
     let c0 = 1.0 + piece(76, 52, -52);
     let c1 = piece(23, 53, -105) + piece(0, 23, -128);
     let (hi, lo) = crate::eft::quick_two_sum(c0, c1);
     Dd::new(hi, lo).ldexp(k)
+}
+
+/// expm1(x) as `(negative, |expm1 x|)` in N fraction limbs, for the components of a finite x
+/// with `|x| <= ln2/2`: exp(x) = 2^k (1 + v) with k = 0 for x >= 0 and k = -1 below, so
+///
+///   expm1(x) = v  (x >= 0),    expm1(x) = (1 + v)/2 - 1 = -(1 - v)/2  (x < 0),
+///
+/// the 1 subtracted in the integers (exact): the error stays that of v, a few tens of units of
+/// 2^-64N absolute, so relative to |expm1 x| ~ |x| it grows as |x| falls (the callers stop at
+/// 2^-24 for qd, 2^-12 for dd, where it is below 2^-226 and 2^-110).
+#[inline(always)]
+fn expm1_fraction<const N: usize>(c: &[f64], expm1: fn([u64; N]) -> [u64; N]) -> (bool, [u64; N]) {
+    let (k, v) = exp_fraction::<N>(c, expm1);
+    if k == 0 {
+        (false, v)
+    } else {
+        // 1 - v as a fraction: 0 - v modulo 1 (v > 0, since exp(x + ln2) > 1).
+        (true, crate::fixed::sub([0; N], v))
+    }
+}
+
+/// expm1(x) for a quad-double with `2^-24 <= |x| <= ln2/2`.
+pub(crate) fn exp_m1_qd(x: Qd) -> Qd {
+    let (negative, m) = expm1_fraction::<4>(&x.0, expm1_4);
+    let r = fraction_to_qd(&m);
+    if negative {
+        -r.ldexp(-1)
+    } else {
+        r
+    }
+}
+
+/// expm1(x) for a double-double with `2^-12 <= |x| <= ln2/2`.
+pub(crate) fn exp_m1_dd(x: Dd) -> Dd {
+    let (negative, m) = expm1_fraction::<2>(&[x.hi, x.lo], expm1_2);
+    let r = fraction_to_dd(&m);
+    if negative {
+        -r.ldexp(-1)
+    } else {
+        r
+    }
 }
 
 #[cfg(test)]

@@ -278,7 +278,8 @@ pub(crate) fn exp_parts<T: Expansion>(x: T) -> (i32, T) {
     let (m, n_max, n_f64) = exp_params::<T>();
     // A tiny r needs no scaling, and scaling it could push it into the subnormals.
     let m = if r.hi().abs() < 1.0e-9 { 0 } else { m };
-    let mut s = expm1_series(r.ldexp(-m), n_max, n_f64);
+    let n_dd = if T::COMPONENTS == 2 { n_f64 } else { 9 };
+    let mut s = expm1_series(r.ldexp(-m), n_max, n_dd, n_f64);
     for _ in 0..m {
         // expm1(2a) = expm1(a) (expm1(a) + 2).
         s = s * (s + 2.0);
@@ -286,18 +287,17 @@ pub(crate) fn exp_parts<T: Expansion>(x: T) -> (i32, T) {
     (k as i32, s)
 }
 
-/// The Taylor series of expm1(r) for `|r| <= 2^-7.5` (dd) or `2^-11.5` (qd) by Horner's rule,
-/// each term in the least precision it needs: from `1/n_f64!` on in doubles, for qd the terms
-/// from `1/9!` on in double-double (term 9 is below 2^-110 r, so dd's 2^-104 leaves it below
-/// 2^-214 r), the leading terms in `T`.
+/// The Taylor series of expm1(r) to the term `r^n_max / n_max!` by Horner's rule, each term in
+/// the least precision it needs: from `1/n_f64!` on in doubles, from `1/n_dd!` in double-double
+/// (for `exp_parts`' `|r| <= 2^-11.5` in qd, term 9 is below 2^-110 r, so dd's 2^-104 leaves it
+/// below 2^-214 r), the leading terms in `T`.
 #[inline(always)]
-fn expm1_series<T: Expansion>(r: T, n_max: usize, n_f64: usize) -> T {
+fn expm1_series<T: Expansion>(r: T, n_max: usize, n_dd: usize, n_f64: usize) -> T {
     let rh = r.hi();
     let mut q = 0.0f64;
     for c in INV_FACT[n_f64..=n_max].iter().rev() {
         q = q.mul_add(rh, c[0]);
     }
-    let n_dd = if T::COMPONENTS == 2 { n_f64 } else { 9 };
     let mut p = if n_dd < n_f64 {
         let rd = to_dd(r);
         let mut pd = Dd::from_f64(q);
@@ -380,7 +380,40 @@ pub(crate) fn exp_m1<T: Expansion>(x: T) -> T {
         // |x| > ln2/2 (about), so the subtraction loses at most a bit or two.
         return clean(exp_fixed(x) - 1.0);
     }
-    exp_parts(x).1
+    let (small, n_max, n_dd, n_f64) = expm1_small_params::<T>();
+    if h.abs() >= small {
+        exp_m1_fixed(x)
+    } else {
+        expm1_series(x, n_max, n_dd, n_f64)
+    }
+}
+
+/// Where `exp_m1` leaves the fixed-point path for the plain series, and the series' parameters
+/// there (as in `exp_params`): below 2^-24 (qd) the term `x^n/n!` is below 2^-24(n-1)/n! times
+/// x, so the series to n = 9 leaves 2^-237 x; the terms from 6 on are below 2^-129 x and take
+/// double-double (2^-105 of each), those from 8 on below 2^-183 x and take doubles. Below 2^-12
+/// (dd), to n = 8 (2^-114 x), the terms from 5 on below 2^-54 x in doubles.
+#[inline(always)]
+fn expm1_small_params<T: Expansion>() -> (f64, usize, usize, usize) {
+    if T::COMPONENTS == 2 {
+        (crate::ldexp(1.0, -12), 8, 5, 5)
+    } else {
+        (crate::ldexp(1.0, -24), 9, 6, 8)
+    }
+}
+
+/// expm1(x) in fixed point (`exp_fixed.rs`) for finite x with `|x|` from 2^-24 (qd) or 2^-12
+/// (dd) to about ln2/2: relatively accurate to 2^-226 (qd) and 2^-110 (dd) before rounding.
+#[inline(always)]
+fn exp_m1_fixed<T: Expansion>(x: T) -> T {
+    if T::COMPONENTS == 2 {
+        let d = crate::exp_fixed::exp_m1_dd(to_dd(x));
+        T::from_components(&[d.hi, d.lo])
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        let q = crate::exp_fixed::exp_m1_qd(Qd(c));
+        T::from_components(&q.0)
+    }
 }
 
 /// ln(1 + d) to about 2^-51 relative, for |d| <= 0.5, in plain doubles: the atanh series of
@@ -549,10 +582,14 @@ fn is_odd_integer<T: Expansion>(y: T) -> bool {
 /// |f| <= 1/2, then `x^y = 2^n exp(f ln2 + y ln m)`: the large part of the exponent, which no
 /// rounded logarithm could carry to the last bit, goes into the exact power of two.
 ///
-/// The error is that of ln m times |y ln m| (up to 17 for |y| <= 50): a dd logarithm would leave
-/// 2^-100 too narrow a margin, so dd takes the logarithm and the reduction in qd.
+/// The error is that of ln m times |y ln m| (up to 17 for |y| <= 50): a rounded dd logarithm
+/// would leave 2^-100 too narrow a margin, so dd takes `powf_dd` (the unrounded fixed-point
+/// logarithm) for |y| < 128 and this route in qd beyond and for subnormal x.
 fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     if T::COMPONENTS == 2 {
+        if let Some(r) = powf_dd(to_dd(x), to_dd(y)) {
+            return from_dd(r);
+        }
         let r = powf_positive(Qd::from_dd(to_dd(x)), Qd::from_dd(to_dd(y)));
         return clean(from_dd(r.to_dd()));
     }
@@ -591,6 +628,38 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     let c = [z.hi(), z.component(1), z.component(2), z.component(3)];
     let r = crate::exp_fixed::exp_qd_scaled(Qd(c), n as i32);
     clean(T::from_components(&r.0))
+}
+
+/// Below this |y| dd `powf` takes `powf_dd`.
+const POWF_DD_Y: f64 = 128.0;
+
+/// x^y = exp(y ln x) for a double-double x > 0 with a normal leading component and
+/// `|y| < 128`, all in the fixed-point machinery of `ln` and `exp`, or `None` elsewhere (the qd
+/// route of `powf_positive` then).
+///
+/// ln x comes unrounded from the fixed-point logarithm as three doubles (`ln_dd_pieces`, error
+/// below 2^-122 absolute, the ln2 of `e ln2` to 2^-128 times |e|); `y ln x` is formed as five
+/// doubles, the three leading products exact (`two_prod`), the rest below 2^-106 |y ln x| with
+/// a rounding error of 2^-159 |y ln x|, and the fixed-point exp converts their sum exactly. The
+/// error of the exponent, |y| 2^-122 + |y e| 2^-128 + 2^-150 |y ln x|, is below 2^-114 while the
+/// result is finite (|y e| < 1100 there), and is relative in the result.
+fn powf_dd(x: Dd, y: Dd) -> Option<Dd> {
+    // y is finite here (the device writes the same test as !(|y| < 128)).
+    if y.hi.abs() >= POWF_DD_Y || x.hi < f64::MIN_POSITIVE {
+        return None;
+    }
+    let l = crate::log_fixed::ln_dd_pieces(x);
+    let (p0, e0) = crate::eft::two_prod(y.hi, l[0]);
+    if p0 > EXP_OVERFLOW + 1e-3 {
+        return Some(Dd::INFINITY);
+    }
+    if p0 < EXP_UNDERFLOW {
+        return Some(Dd::ZERO);
+    }
+    let (p1, e1) = crate::eft::two_prod(y.hi, l[1]);
+    let (q1, f1) = crate::eft::two_prod(y.lo, l[0]);
+    let s = e1 + f1 + y.hi * l[2] + y.lo * l[1];
+    Some(clean(crate::exp_fixed::exp_dd_sum(&[p0, e0, p1, q1, s])))
 }
 
 /// x^y with f64::powf's special cases.

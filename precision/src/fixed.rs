@@ -1,9 +1,11 @@
 //! Fixed-point arithmetic on 64-bit limbs for the elementary functions (`exp_fixed.rs`,
-//! `trig_fixed.rs`): numbers in [0, 1) as N limbs, least significant first, unit 2^-64N, and a
+//! `trig_fixed.rs`, `log_fixed.rs`): numbers in [0, 1) as N limbs, least significant first, unit 2^-64N, and a
 //! wider accumulator with an integer limb for the argument reductions. Products are the top half
 //! of the N×N-limb product by columns (Comba's method), u64×u64→u128 each. Integer arithmetic is
 //! exact and the same on every machine; `kernels/fixed.cuh` mirrors this file function for
 //! function (`__umul64hi` for a product's high half).
+
+use crate::{Dd, Qd};
 
 /// A fixed-point number of up to 4 fractional limbs: limbs `0..N` hold the fraction (least
 /// significant first, unit 2^-64N), limb `N` the integer part in two's complement.
@@ -180,6 +182,24 @@ pub(crate) fn chunk_scaled<const L: usize>(v: &[u64; L], pos: i32, len: i32, uni
     // The scale is a normal power of two, built from its bits.
     let scale = f64::from_bits(((pos + unit + 1023) as u64) << 52);
     bits(v, pos as usize, len as usize) as f64 * scale
+}
+
+/// A fraction of at least 2^-24 as a quad-double: five pieces of 53 bits from its leading bit,
+/// renormalised.
+#[inline(always)]
+pub(crate) fn fraction_to_qd(v: &[u64; 4]) -> Qd {
+    let p = 255 - v[3].leading_zeros() as i32;
+    let c = |k: i32| chunk(v, p - 52 - 53 * k, 53);
+    crate::qd::renormalise([c(0), c(1), c(2), c(3), c(4)])
+}
+
+/// A fraction of at least 2^-12 as a double-double: three pieces from its leading bit.
+#[inline(always)]
+pub(crate) fn fraction_to_dd(v: &[u64; 2]) -> Dd {
+    let p = 127 - v[1].leading_zeros() as i32;
+    let c = |k: i32| chunk(v, p - 52 - 53 * k, 53);
+    let (hi, lo) = crate::eft::quick_two_sum(c(0), c(1) + c(2));
+    Dd::new(hi, lo)
 }
 
 /// What the tests of the fixed-point functions share.

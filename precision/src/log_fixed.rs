@@ -727,6 +727,16 @@ fn ln_fixed<const N: usize>(
     ln_1p: fn([u64; N]) -> [u64; N],
     shift: u32,
 ) -> Option<(bool, Wide)> {
+    let (negative, t) = ln_fixed_abs::<N>(c, ln_1p);
+    if t[N] == 0 && t[N - 1] >> shift == 0 {
+        return None;
+    }
+    Some((negative, t))
+}
+
+/// `(negative, |ln x|)` as `ln_fixed`, whatever the size of |ln x|: its error is absolute.
+#[inline(always)]
+fn ln_fixed_abs<const N: usize>(c: &[f64], ln_1p: fn([u64; N]) -> [u64; N]) -> (bool, Wide) {
     let mut e = ((c[0].to_bits() >> 52) & 0x7ff) as i32 - 1023;
     // m = x 2^-e, exact for every component that matters (the scaling is exact unless a
     // component falls far below 2^-64N).
@@ -780,10 +790,7 @@ fn ln_fixed<const N: usize>(
             borrow = b;
         }
     }
-    if t[N] == 0 && t[N - 1] >> shift == 0 {
-        return None;
-    }
-    Some((negative, t))
+    (negative, t)
 }
 
 /// The position of the leading bit of `|ln x|` (at least `64N - 64`) in units of 2^-64N.
@@ -815,6 +822,21 @@ pub(crate) fn ln_dd(x: Dd) -> Option<Dd> {
     let (hi, lo) = crate::eft::quick_two_sum(c(0), c(1) + c(2));
     let r = Dd::new(hi, lo);
     Some(if negative { -r } else { r })
+}
+
+/// ln x for a finite positive double-double with a normal leading component as three doubles
+/// whose sum is the fixed-point value exactly (its 139 bits at most, from the leading bit): an
+/// absolute error of a few tens of units of 2^-128 whatever the size of ln x, for `powf`, which
+/// multiplies it by |y| < 128 and needs the product to 2^-112 absolute.
+pub(crate) fn ln_dd_pieces(x: Dd) -> [f64; 3] {
+    let (negative, t) = ln_fixed_abs::<2>(&[x.hi, x.lo], ln_1p_2);
+    let p = leading_bit::<2>(&t);
+    let c = |k: i32| chunk_scaled(&t, p - 52 - 53 * k, 53, -128);
+    if negative {
+        [-c(0), -c(1), -c(2)]
+    } else {
+        [c(0), c(1), c(2)]
+    }
 }
 
 #[cfg(test)]

@@ -162,6 +162,21 @@ macro_rules! exp_log_tests {
             }
 
             #[test]
+            fn exp_m1_fixed_point_range() {
+                // The fixed-point path (from 2^-24 in qd, 2^-12 in dd, to ln2/2) and the series
+                // below it, on both sides of 0.
+                check1(
+                    "exp_m1 |x| in 2^[-30,-1)",
+                    21,
+                    B,
+                    FULL,
+                    |r| random::<T>(r, -30..-1, true),
+                    T::exp_m1,
+                    |x| x.exp_m1(),
+                );
+            }
+
+            #[test]
             fn exp_m1_near_zero() {
                 check1(
                     "exp_m1 |x| in 2^[-1000,-8)",
@@ -336,6 +351,39 @@ macro_rules! exp_log_tests {
                     B,
                     FULL,
                     |r| (uniform::<T>(r, 0.5, 2.0), uniform::<T>(r, -50.0, 50.0)),
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+            }
+
+            #[test]
+            fn powf_large_exponent() {
+                // |y ln x| up to 700 (results from 2^-1010 to 2^1010): x over 2^[-1000,1000)
+                // with y = t / ln x, |t| <= 700, and x near 1 with |y| up to 2^40 (in dd the
+                // fixed-point route for |y| < 128, the qd route beyond).
+                check2(
+                    "powf |y ln x|<=700, x in 2^[-1000,1000)",
+                    22,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = random::<T>(r, -1000..1000, false);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+                check2(
+                    "powf |y ln x|<=700, x = 1 +- 2^[-40,-1)",
+                    23,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = T::ONE + random::<T>(r, -40..-1, true);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
                     T::powf,
                     |x, y| x.pow(&y),
                 );

@@ -53,7 +53,7 @@ const LIMB_TABLES: [(&str, &str, &str, usize); 16] = [
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 7] = [
+const SCALARS: [(&str, &str, &str); 8] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
     (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
     (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
@@ -61,6 +61,7 @@ const SCALARS: [(&str, &str, &str); 7] = [
     (TRIG_RS, "INV_STEP", "HPQ_INV_STEP"),
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
+    (EXP_LOG_RS, "POWF_DD_Y", "HPQ_POWF_DD_Y"),
 ];
 
 /// The exact C99 hexadecimal literal of a finite double (`0x1.921fb54442d18p+1`), or the
