@@ -14,7 +14,8 @@
 //! ```
 //!
 //! The expansion step is always taken by PBCAQ, BCAQ, SCAQ and PSCAQ; PBCAQr, PBCAQs and
-//! PBCAQg decide it ([`Expansion`]). `length` never exceeds b - a.
+//! PBCAQg decide it ([`Expansion`]). `length` never exceeds b - a, and a region that would
+//! leave less than one of its intervals below it reaches down to a instead.
 
 use precision::Real;
 
@@ -50,7 +51,14 @@ pub(super) fn cutting<T: Real, F: Integrand, B: Backend>(
     while upper > a {
         // Under the cap, the last region's points stay in reserve for what is left.
         let last = !run.affords(2 * step);
-        let lower = if last { a } else { (upper - length).max(a) };
+        // What would be left below the region when it is less than one of its intervals
+        // (a sliver that rounding leaves) joins it.
+        let below = upper - length - a;
+        let lower = if last || below * T::from_i64(n as i64) < length {
+            a
+        } else {
+            upper - length
+        };
         region_ends(lower, upper, n, &mut ends);
         let pieces = run.pieces(&ends, parallel)?;
         run.size_known(sum(&pieces));
