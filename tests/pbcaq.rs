@@ -191,24 +191,58 @@ fn bcaq_makes_pbcaqs_steps_on_one_thread() {
     }
 }
 
+fn trapezoid_simpson(scheme: Scheme) -> Config {
+    Config::new(scheme).with_rule(IntervalRule::TrapezoidSimpson)
+}
+
 #[test]
 fn trapezoid_simpson_pair_is_honest_in_every_precision() {
-    // The paper's pair, at tolerances it can reach: its error |S - T| is far above Simpson's
-    // own on small intervals, so the estimate must hold everywhere.
-    let config = |scheme| Config::new(scheme).with_rule(IntervalRule::TrapezoidSimpson);
-    for case in &table2() {
-        for scheme in [Scheme::Caq, Scheme::Pscaq, Scheme::Pbcaq] {
-            let options = options(Some(1e-7));
-            let out = run::<f64>(case, &config(scheme), &options, 2);
+    // The paper's pair, at tolerances it can reach in a few million points.
+    let cases = table2();
+    for case in &cases {
+        for (scheme, relative) in [
+            (Scheme::Caq, 1e-6),
+            (Scheme::Pscaq, 1e-7),
+            (Scheme::Pbcaq, 1e-7),
+        ] {
+            if scheme == Scheme::Caq && case.name.starts_with("exp_m3x_cos5pix") {
+                continue; // fooled: see the next test
+            }
+            let options = options(Some(relative));
+            let out = run::<f64>(case, &trapezoid_simpson(scheme), &options, 2);
             check(case, &format!("{scheme} trapezoid-simpson"), &options, &out);
             assert!(out.converged, "{} {scheme}", case.name);
         }
-        let options = options(Some(1e-9));
-        let out = run::<Dd>(case, &config(Scheme::Pbcaq), &options, 2);
-        check(case, "pbcaq trapezoid-simpson", &options, &out);
-        let out = run::<Qd>(case, &config(Scheme::Caq), &options, 2);
-        check(case, "caq trapezoid-simpson", &options, &out);
     }
+    // dd and qd on the lighter functions (#1, #3, #4): the pair's cost is the same as in
+    // f64, the evaluations dearer.
+    let options = options(Some(1e-8));
+    for case in [&cases[0], &cases[6], &cases[9]] {
+        let out = run::<Dd>(case, &trapezoid_simpson(Scheme::Pbcaq), &options, 2);
+        check(case, "pbcaq trapezoid-simpson", &options, &out);
+        let out = run::<Qd>(case, &trapezoid_simpson(Scheme::Pbcaq), &options, 2);
+        check(case, "pbcaq trapezoid-simpson", &options, &out);
+    }
+}
+
+#[test]
+fn trapezoid_simpson_can_be_fooled_where_gauss_kronrod_is_not() {
+    // Why the pair is not the default: |S - T| is small wherever three samples look like a
+    // line. CAQ on e^(-3x) cos(5πx) over [0, 10] accepts [6.25, 6.875] at depth 4 with
+    // |S - T| = 4e-12, its actual error 1.8e-9, so at 1e-7 the total misses its claim
+    // (found by a float simulation of CAQ against the antiderivative). Gauss–Kronrod holds.
+    let cases = table2();
+    let case = &cases[12];
+    let options = options(Some(1e-7));
+    let out = run::<f64>(case, &trapezoid_simpson(Scheme::Caq), &options, 2);
+    let actual = abs_error(out.value, &case.reference);
+    assert!(
+        actual > 1.5e-9 && out.error < 1e-9,
+        "{actual:e} {:e}",
+        out.error
+    );
+    let out = run::<f64>(case, &Config::new(Scheme::Caq), &options, 2);
+    check(case, "caq gauss-kronrod", &options, &out);
 }
 
 #[test]
@@ -462,28 +496,31 @@ fn integral_builder_and_reversed_bounds() {
 
 #[test]
 fn kronrod_orders() {
-    // The figures behind `default_gauss_points`: PBCAQ's evaluations and time on the first
-    // interval of each Table 2 function, for neighbouring orders; every run honest.
+    // The figures behind `default_gauss_points`: evaluations and time of CAQ and PBCAQ on the
+    // first interval of each Table 2 function, for neighbouring orders; every run honest.
     fn orders<T: Real>(ns: &[usize], relative: Option<f64>) {
         let options = options(relative);
         let cases = table2();
-        for &n in ns {
-            let start = Instant::now();
-            let mut evaluations = 0;
-            for case in cases.iter().step_by(3) {
-                let config = Config {
-                    gauss_points: Some(n),
-                    ..Config::new(Scheme::Pbcaq)
-                };
-                let out = run::<T>(case, &config, &options, 2);
-                check(case, &format!("pbcaq G{n}"), &options, &out);
-                evaluations += out.evaluations;
+        for scheme in [Scheme::Caq, Scheme::Pbcaq] {
+            for &n in ns {
+                let start = Instant::now();
+                let mut evaluations = 0;
+                for case in cases.iter().step_by(3) {
+                    let config = Config {
+                        gauss_points: Some(n),
+                        ..Config::new(scheme)
+                    };
+                    let out = run::<T>(case, &config, &options, 2);
+                    check(case, &format!("{scheme} G{n}"), &options, &out);
+                    assert!(out.converged, "{} {scheme} G{n}", case.name);
+                    evaluations += out.evaluations;
+                }
+                println!(
+                    "ORDERS {} {scheme} G{n}: {evaluations} evaluations, {:.3} s",
+                    T::NAME,
+                    start.elapsed().as_secs_f64()
+                );
             }
-            println!(
-                "ORDERS {} G{n}: {evaluations} evaluations, {:.2} s",
-                T::NAME,
-                start.elapsed().as_secs_f64()
-            );
         }
     }
     orders::<f64>(&[7, 10, 15, 20], None);

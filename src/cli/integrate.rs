@@ -48,7 +48,7 @@ pub enum MethodName {
 /// The rule pair on each interval of the adaptive family (caq ... pbcaq-g).
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum RuleName {
-    /// A Gauss-Kronrod pair whose order fits the precision (G10-K21, G15-K31, G20-K41).
+    /// A Gauss-Kronrod pair whose order fits the precision (G10-K21 in f64, G20-K41 in dd and qd).
     GaussKronrod,
     /// Trapezoid against Simpson, as in the paper (cannot reach dd or qd accuracy).
     TrapezoidSimpson,

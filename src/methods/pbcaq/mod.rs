@@ -38,9 +38,9 @@
 //! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
 //! region is cut into the largest power of two of intervals whose points fit
 //! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
-//! a region evenly): 256 intervals of G7–K15 or 2048 of trapezoid–Simpson. It does not depend
-//! on the thread count, so the result has the same bits for any number of threads; a
-//! [`Config`] may set it (the GPU backend will, from the device).
+//! a region evenly): 128 intervals of G10–K21 (f64), 64 of G20–K41 (dd, qd) or 2048 of
+//! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
+//! for any number of threads; a [`Config`] may set it (the GPU backend will, from the device).
 //!
 //! Contracts (all schemes): a piece is accepted, its error counted, when it is within its
 //! share, when its error is within twice its rounding floor (halving would not help, see
