@@ -223,7 +223,8 @@ mod tests {
 
     #[test]
     fn trapezoid_simpson_is_exact_on_cubics_and_reports_the_trapezoid_error() {
-        // x³ on [0, 2]: Simpson is exact (4), the trapezoid gives 8, so the error is 4.
+        // x³ on [0, 1] and [1, 2]: Simpson is exact (1/4, 15/4), the trapezoid gives 1/2 and
+        // 9/2, so the errors are 1/4 and 3/4.
         let pair = Pair::<f64>::TrapezoidSimpson;
         let ends = [0.0, 1.0, 2.0];
         let mut points = Vec::new();
@@ -235,7 +236,7 @@ mod tests {
         assert_eq!(pieces[0].value, 0.25);
         assert_eq!(pieces[1].value, 3.75);
         assert_eq!(pieces[0].error, 0.25);
-        assert_eq!(pieces[1].error, 0.25);
+        assert_eq!(pieces[1].error, 0.75);
     }
 
     #[test]
