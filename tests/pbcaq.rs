@@ -495,6 +495,7 @@ fn integral_builder_and_reversed_bounds() {
 }
 
 #[test]
+#[ignore = "a measurement (about 13 s): the figures of default_gauss_points; run with --ignored --nocapture"]
 fn kronrod_orders() {
     // The figures behind `default_gauss_points`: evaluations and time of CAQ and PBCAQ on the
     // first interval of each Table 2 function, for neighbouring orders; every run honest.

@@ -53,9 +53,10 @@ impl IntervalRule {
 /// The Gauss rule that the default Kronrod rule extends, by precision: 10 for f64 (G10–K21,
 /// QUADPACK's QAGS rule), 20 for dd and qd (G20–K41).
 ///
-/// Measured by `tests/pbcaq.rs::kronrod_orders` (release build, 2 threads; run it with
-/// `--nocapture`): evaluations summed over the first interval of each Table 2 function, at
-/// the default tolerance (qd: 1e-50), every run converged and honest:
+/// Measured by `tests/pbcaq.rs::kronrod_orders` (release build, 2 threads; `cargo test
+/// --release --test pbcaq -- --ignored --nocapture kronrod_orders`): evaluations summed over
+/// the first interval of each Table 2 function, at the default tolerance (qd: 1e-50), every
+/// run converged and honest:
 ///
 /// ```text
 ///            G7      G10     G15     G20     G30     G40
