@@ -13,8 +13,8 @@ use crate::expr::Expr;
 use crate::gpu::{GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{
-    auto, gauss_kronrod, gauss_legendre, richardson, romberg, tanh_sinh, trapezoid, Interval,
-    Options, Outcome,
+    auto, gauss_kronrod, gauss_legendre, pbcaq, richardson, romberg, tanh_sinh, trapezoid,
+    Interval, Options, Outcome,
 };
 use crate::options::{Device, Method, Precision};
 
@@ -266,6 +266,10 @@ impl<F: Integrand> Integral<F> {
             Method::TanhSinh => tanh_sinh::tanh_sinh(f, backend, interval, options)?,
             Method::GaussLegendre => gauss_legendre::gauss_legendre(f, backend, interval, options)?,
             Method::GaussKronrod => gauss_kronrod::gauss_kronrod(f, backend, interval, options)?,
+            Method::Adaptive { scheme, rule } => {
+                let config = pbcaq::Config::new(scheme).with_rule(rule);
+                pbcaq::pbcaq(f, backend, interval, &config, options)?
+            }
             Method::Auto => {
                 let (outcome, choice) = auto::auto(f, backend, interval, options)?;
                 let mut estimate = Estimate::from_outcome(outcome, choice.method);

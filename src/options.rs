@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::methods::pbcaq::{IntervalRule, Scheme};
+
 /// The integration method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -32,6 +34,15 @@ pub enum Method {
     GaussLegendre,
     /// Adaptive Gauss–Kronrod (QUADPACK QAG style: global error, worst interval first).
     GaussKronrod,
+    /// The adaptive family of Kern and Alaghband (CAQ, side and block cutting, PBCAQ and its
+    /// expansion policies; see [`crate::methods::pbcaq`]): local tolerances, regions of many
+    /// intervals evaluated in one batch.
+    Adaptive {
+        /// Which member of the family.
+        scheme: Scheme,
+        /// The pair of rules on each interval.
+        rule: IntervalRule,
+    },
     /// Chosen per call from the interval and a short probe of the integrand; the estimate
     /// records which method ran and why.
     #[default]
@@ -49,6 +60,10 @@ impl fmt::Display for Method {
             Method::TanhSinh => f.write_str("tanh-sinh"),
             Method::GaussLegendre => f.write_str("gauss-legendre"),
             Method::GaussKronrod => f.write_str("gauss-kronrod"),
+            Method::Adaptive { scheme, rule } => match rule {
+                IntervalRule::GaussKronrod => write!(f, "{scheme}"),
+                IntervalRule::TrapezoidSimpson => write!(f, "{scheme} ({})", rule.name()),
+            },
             Method::Auto => f.write_str("auto"),
         }
     }

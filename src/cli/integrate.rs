@@ -1,5 +1,6 @@
 //! `hpquad integrate EXPR --from A --to B`: one integral, any method, precision and device.
 
+use hpquad::methods::pbcaq::{IntervalRule, Scheme, DEFAULT_SEED};
 use hpquad::{Device, Estimate, Integral, Method, Precision};
 
 use super::pi::devices_used;
@@ -26,6 +27,31 @@ pub enum MethodName {
     Richardson,
     /// The composite trapezoid rule on --intervals intervals.
     Trapezoid,
+    /// Adaptive quadrature, queue-based divide and conquer on one thread (the baseline).
+    Caq,
+    /// Side-cutting adaptive quadrature, one interval a step, on one thread.
+    Scaq,
+    /// Block-cutting adaptive quadrature (PBCAQ's steps) on one thread.
+    Bcaq,
+    /// Side-cutting adaptive quadrature, a region of intervals a step, on all threads.
+    Pscaq,
+    /// Parallel block-cutting adaptive quadrature (Kern-Alaghband), on all threads.
+    Pbcaq,
+    /// PBCAQ with the expansion step on a coin flip seeded by --seed (reproducible).
+    PbcaqR,
+    /// PBCAQ with the expansion step when the errors fall across the region.
+    PbcaqS,
+    /// PBCAQ with the expansion step when ln(tolerance / error) leaves room for it.
+    PbcaqG,
+}
+
+/// The rule pair on each interval of the adaptive family (caq ... pbcaq-g).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum RuleName {
+    /// A Gauss-Kronrod pair whose order fits the precision (G10-K21 in f64, G20-K41 in dd and qd).
+    GaussKronrod,
+    /// Trapezoid against Simpson, as in the paper (cannot reach dd or qd accuracy).
+    TrapezoidSimpson,
 }
 
 /// Options of `hpquad integrate`.
@@ -52,6 +78,12 @@ pub struct IntegrateArgs {
     /// Richardson: the number of grids, each halving the last.
     #[arg(long, default_value_t = 2)]
     pub grids: u32,
+    /// The rule pair on each interval (caq, scaq, bcaq, pscaq, pbcaq*).
+    #[arg(long, value_enum, default_value = "gauss-kronrod")]
+    pub rule: RuleName,
+    /// The seed of pbcaq-r's coin.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
     /// Working precision: f64, dd or qd.
     #[arg(long, short, default_value = "dd")]
     pub precision: Precision,
@@ -97,6 +129,14 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         MethodName::GaussLegendre => Method::GaussLegendre,
         MethodName::GaussKronrod => Method::GaussKronrod,
         MethodName::Auto => Method::Auto,
+        MethodName::Caq => adaptive(args, Scheme::Caq),
+        MethodName::Scaq => adaptive(args, Scheme::Scaq),
+        MethodName::Bcaq => adaptive(args, Scheme::Bcaq),
+        MethodName::Pscaq => adaptive(args, Scheme::Pscaq),
+        MethodName::Pbcaq => adaptive(args, Scheme::Pbcaq),
+        MethodName::PbcaqR => adaptive(args, Scheme::PbcaqR { seed: args.seed }),
+        MethodName::PbcaqS => adaptive(args, Scheme::PbcaqS),
+        MethodName::PbcaqG => adaptive(args, Scheme::PbcaqG),
     };
     let mut integral = Integral::new(&args.expression)
         .map_err(CliError::input)?
@@ -141,6 +181,15 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         );
         Ok(NOT_CONVERGED)
     }
+}
+
+/// A member of the adaptive family with the rule pair of --rule.
+fn adaptive(args: &IntegrateArgs, scheme: Scheme) -> Method {
+    let rule = match args.rule {
+        RuleName::GaussKronrod => IntervalRule::GaussKronrod,
+        RuleName::TrapezoidSimpson => IntervalRule::TrapezoidSimpson,
+    };
+    Method::Adaptive { scheme, rule }
 }
 
 fn print_text(estimate: &Estimate) {

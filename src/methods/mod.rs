@@ -25,6 +25,7 @@ mod adaptive;
 pub mod auto;
 pub mod gauss_kronrod;
 pub mod gauss_legendre;
+pub mod pbcaq;
 pub mod richardson;
 pub mod romberg;
 pub mod tanh_sinh;

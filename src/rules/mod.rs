@@ -105,39 +105,14 @@ impl<T: Real> Rule<T> {
     /// integrand far from 0 turns that rounding into errors well above ε |f| (sin(10πx) at
     /// x = 20 in dd: the argument 628 carries 628 ε), which no difference between rules shows.
     pub fn abscissa_rounding(&self, values: &[T], center: T, half_width: T) -> f64 {
-        let (c, h) = (center.to_f64(), half_width.to_f64());
-        let n = self.points;
-        // The j-th point in increasing order, with its value and weight: the left halves
-        // (values 0, 2, 4, ...) outermost first, the centre of an odd rule (the last value),
-        // then the right halves (values ..., 3, 1) innermost first.
-        let pairs = n / 2;
-        let at = |j: usize| -> (f64, f64, f64) {
-            let (i, side, k) = if j < pairs {
-                (j, -1.0, 2 * j)
-            } else if n % 2 == 1 && j == pairs {
-                (pairs, 0.0, n - 1)
-            } else {
-                let i = n - 1 - j;
-                (i, 1.0, 2 * i + 1)
-            };
-            let x = self.nodes[i].to_f64();
-            (
-                c + side * h * x,
-                values[k].to_f64(),
-                self.weights[i].to_f64(),
-            )
-        };
-        if n < 2 {
-            return 0.0;
-        }
-        let mut sum = 0.0;
-        for j in 0..n {
-            let (lo, hi) = (at(j.saturating_sub(1)), at((j + 1).min(n - 1)));
-            let (p, _, w) = at(j);
-            let slope = (hi.1 - lo.1) / (hi.0 - lo.0);
-            sum += w * p.abs() * slope.abs();
-        }
-        T::epsilon().to_f64() * sum * h.abs()
+        abscissa_rounding(
+            &self.nodes,
+            &self.weights,
+            self.points,
+            values,
+            center,
+            half_width,
+        )
     }
 }
 
@@ -199,6 +174,19 @@ impl<T: Real> KronrodRule<T> {
         push_abscissae(&self.nodes, center, half_width, out);
     }
 
+    /// What rounding the abscissae to the working precision does to the Kronrod estimate:
+    /// see [`Rule::abscissa_rounding`].
+    pub fn abscissa_rounding(&self, values: &[T], center: T, half_width: T) -> f64 {
+        abscissa_rounding(
+            &self.nodes,
+            &self.weights,
+            self.points(),
+            values,
+            center,
+            half_width,
+        )
+    }
+
     /// Both rules applied to `values` (the integrand at the points of
     /// [`KronrodRule::abscissae`], in that order), with the magnitudes of QUADPACK's QK
     /// routines.
@@ -229,6 +217,46 @@ impl<T: Real> KronrodRule<T> {
             asc: asc * h,
         }
     }
+}
+
+/// [`Rule::abscissa_rounding`] for any symmetric rule given by its non-negative `nodes`
+/// (largest first), their `weights` and its number of points `n`.
+fn abscissa_rounding<T: Real>(
+    nodes: &[T],
+    weights: &[T],
+    n: usize,
+    values: &[T],
+    center: T,
+    half_width: T,
+) -> f64 {
+    let (c, h) = (center.to_f64(), half_width.to_f64());
+    // The j-th point in increasing order, with its value and weight: the left halves
+    // (values 0, 2, 4, ...) outermost first, the centre of an odd rule (the last value),
+    // then the right halves (values ..., 3, 1) innermost first.
+    let pairs = n / 2;
+    let at = |j: usize| -> (f64, f64, f64) {
+        let (i, side, k) = if j < pairs {
+            (j, -1.0, 2 * j)
+        } else if n % 2 == 1 && j == pairs {
+            (pairs, 0.0, n - 1)
+        } else {
+            let i = n - 1 - j;
+            (i, 1.0, 2 * i + 1)
+        };
+        let x = nodes[i].to_f64();
+        (c + side * h * x, values[k].to_f64(), weights[i].to_f64())
+    };
+    if n < 2 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for j in 0..n {
+        let (lo, hi) = (at(j.saturating_sub(1)), at((j + 1).min(n - 1)));
+        let (p, _, w) = at(j);
+        let slope = (hi.1 - lo.1) / (hi.0 - lo.0);
+        sum += w * p.abs() * slope.abs();
+    }
+    T::epsilon().to_f64() * sum * h.abs()
 }
 
 /// The points of a symmetric rule with non-negative `nodes` (largest first) on an interval.

@@ -1,0 +1,475 @@
+//! Adaptive quadrature after Kern and Alaghband, "Parallel Processing of Irregular Workloads
+//! on the GPGPU: Adaptive Quadrature" (PDPTA 2013; `../shared/papers/pbcaq-kern-alaghband.txt`):
+//! the family of their Table 1, each with a choice of rule pair per interval.
+//!
+//! | scheme   | what it is                                                                 |
+//! |----------|----------------------------------------------------------------------------|
+//! | CAQ      | queue-based divide and conquer, one interval at a time (the baseline)      |
+//! | SCAQ     | side-cutting, one interval a step (the paper's Fig. 2)                     |
+//! | BCAQ     | block-cutting (Fig. 3) with the region evaluated on the calling thread     |
+//! | PSCAQ    | side-cutting with a region of α·β intervals a step, in one backend call    |
+//! | PBCAQ    | block-cutting (Fig. 3), a region in one backend call; always expands       |
+//! | PBCAQr   | PBCAQ, the expansion step on a seeded coin flip                            |
+//! | PBCAQs   | PBCAQ, the expansion step when the errors fall across the region          |
+//! | PBCAQg   | PBCAQ, the expansion step when ln(tolerance / error) leaves room for it    |
+//!
+//! CAQ ([`caq`]): a FIFO queue of evaluated intervals; the front one is accepted when its
+//! error is within its share of the tolerance, τ · width / (b - a), else its halves are
+//! evaluated and queued.
+//!
+//! Block cutting ([`cutting`], Fig. 3): a region [max(upper - length, a), upper], starting
+//! with the whole interval, is cut into α·β equal intervals, each approximated with its error;
+//! when the errors' sum is within the region's share of the tolerance the region is
+//! accumulated, `upper` moves down to its lower end and `length` doubles (the expansion step),
+//! else `length` halves. The share is τ · (region length) / (b - a): the figure's halving and
+//! doubling of τ with `length`, also right for the last region, cut short at `a`.
+//!
+//! Side cutting: the text available stops before the paper's §4.3 (SCAQ, PSCAQ), so this is a
+//! reading of Table 1 and Fig. 2, where SCAQ walks the CAQ tree from one side and skips the
+//! mediate computations above the interval size that last worked. Side cutting judges each
+//! interval on its own share instead of the region on its sum: the intervals within their
+//! shares are cut off the side, from `upper` down to the first that is not; `length` doubles
+//! when all were and halves otherwise. SCAQ does it one interval a step, PSCAQ α·β intervals a
+//! step (the ones past the first failure are work thrown away, the price of the parallel step).
+//!
+//! BCAQ and PBCAQ make the same steps on the same intervals, so they give the same bits; only
+//! the evaluation differs (the calling thread against the backend's threads).
+//!
+//! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
+//! region is cut into the largest power of two of intervals whose points fit
+//! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
+//! a region evenly): 128 intervals of G10–K21 (f64), 64 of G20–K41 (dd, qd) or 2048 of
+//! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
+//! for any number of threads; a [`Config`] may set it (the GPU backend will, from the device).
+//!
+//! Contracts (all schemes): a piece is accepted, its error counted, when it is within its
+//! share, when its error is within twice its rounding floor (halving would not help, see
+//! `pair.rs`), or when its intervals are narrower than the minimum width ([`Config`]; by
+//! default 256 ulp of max(|a|, |b|) or (b - a) / 2^160, whichever is wider), so an endpoint
+//! singularity never loops forever. A relative tolerance is made absolute from the first
+//! estimate of the whole interval; when the final value shows it was too loose, the run is
+//! repeated with the tolerance from that value (at most [`MAX_PASSES`] runs, all counted).
+//! Under the evaluation cap, a block-cutting run keeps one region's points in reserve and
+//! spends them on what is left of the interval when the cap comes, so its estimate covers the
+//! whole interval with an honest error (`converged: false`); CAQ counts the queued intervals'
+//! own estimates.
+//!
+//! The record: one [`Stage`] per run of consecutive steps at one interval width (its `level`:
+//! log2 of (b - a) / width; its `points`: the evaluations, a whole number of regions of
+//! `points(α·β)` each); the outcome's `levels` counts the steps (regions, or CAQ intervals).
+//!
+//! ```
+//! use hpquad::cpu::CpuBackend;
+//! use hpquad::expr::Expr;
+//! use hpquad::methods::pbcaq::{pbcaq, Config, Scheme};
+//! use hpquad::methods::{Interval, Options};
+//! use hpquad::precision::{Dd, Real};
+//!
+//! let f = Expr::parse("exp(2*x)*sin(3*x)", 1)?;
+//! let cpu = CpuBackend::new(2)?;
+//! let interval = Interval::new(Dd::from(0), Dd::from(5));
+//! let out = pbcaq(&f, &cpu, interval, &Config::new(Scheme::Pbcaq), &Options::default())?;
+//! assert!(out.converged);
+//! // (e^10 (2 sin 15 - 3 cos 15) + 3) / 13
+//! let ten = Dd::from(10);
+//! let exact = (ten.exp() * (Dd::from(15).sin() * 2.0 - Dd::from(15).cos() * 3.0) + 3.0) / 13.0;
+//! assert!((out.value - exact).abs().to_f64() <= out.error);
+//! # Ok::<(), hpquad::Error>(())
+//! ```
+
+mod caq;
+mod cutting;
+mod pair;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use precision::Real;
+
+pub use pair::{default_gauss_points, IntervalRule};
+
+use super::adaptive::{nothing_done, MAX_DEPTH};
+use super::{oriented, Interval, Options, Outcome, Stage};
+use crate::backend::{check_finite, require_1d, Backend};
+use crate::error::{Error, Result};
+use crate::integrand::Integrand;
+use pair::{Pair, Piece};
+
+/// The seed of PBCAQr's coin when none is given: the digits of π after the point.
+pub const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
+
+/// The points a region is cut to fit, when [`Config::region_intervals`] is not given.
+pub const REGION_POINTS: usize = 4096;
+
+/// The most runs of one call: the first, and reruns with a tighter tolerance when the first
+/// estimate of the integral's size was too large.
+pub const MAX_PASSES: u32 = 3;
+
+/// Which member of the paper's Table 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Scheme {
+    /// Sequential, queue-based divide and conquer: the baseline.
+    Caq,
+    /// Sequential side-cutting, one interval a step.
+    Scaq,
+    /// Sequential block-cutting: PBCAQ's steps, each region evaluated on the calling thread.
+    Bcaq,
+    /// Parallel side-cutting: α·β intervals a step in one backend call.
+    Pscaq,
+    /// Parallel block-cutting (Fig. 3): a region in one backend call, always expanding.
+    #[default]
+    Pbcaq,
+    /// PBCAQ with the expansion step taken on a coin flip from a generator seeded by `seed`
+    /// (SplitMix64), so a run is reproducible.
+    PbcaqR {
+        /// The generator's seed ([`DEFAULT_SEED`] unless given).
+        seed: u64,
+    },
+    /// PBCAQ with the expansion step taken when the errors fall across the region, towards
+    /// the next one.
+    PbcaqS,
+    /// PBCAQ with the expansion step taken when ln(tolerance / error) of the region exceeds
+    /// what doubling the width would cost the rule (ln 2 · (order - 1)).
+    PbcaqG,
+}
+
+impl Scheme {
+    /// Every scheme, PBCAQr with the default seed.
+    pub const ALL: [Scheme; 8] = [
+        Scheme::Caq,
+        Scheme::Scaq,
+        Scheme::Bcaq,
+        Scheme::Pscaq,
+        Scheme::Pbcaq,
+        Scheme::PbcaqR { seed: DEFAULT_SEED },
+        Scheme::PbcaqS,
+        Scheme::PbcaqG,
+    ];
+
+    /// The name used on the command line: `caq`, ..., `pbcaq-r`, `pbcaq-s`, `pbcaq-g`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scheme::Caq => "caq",
+            Scheme::Scaq => "scaq",
+            Scheme::Bcaq => "bcaq",
+            Scheme::Pscaq => "pscaq",
+            Scheme::Pbcaq => "pbcaq",
+            Scheme::PbcaqR { .. } => "pbcaq-r",
+            Scheme::PbcaqS => "pbcaq-s",
+            Scheme::PbcaqG => "pbcaq-g",
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a call runs: the scheme, the rule pair, and the sizes that have defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Which member of the family.
+    pub scheme: Scheme,
+    /// The pair of rules on each interval.
+    pub rule: IntervalRule,
+    /// The Gauss points of the Kronrod pair; `None`: [`default_gauss_points`].
+    pub gauss_points: Option<usize>,
+    /// α·β, the intervals a region is cut into (block and parallel side cutting); `None`:
+    /// [`region_intervals`].
+    pub region_intervals: Option<usize>,
+    /// Intervals narrower than this are accepted as they are, their error counted; `None`:
+    /// 256 ulp of max(|a|, |b|) or (b - a) / 2^160, whichever is wider.
+    pub min_width: Option<f64>,
+}
+
+impl Config {
+    /// `scheme` with the default rule (Gauss–Kronrod) and sizes.
+    pub fn new(scheme: Scheme) -> Config {
+        Config {
+            scheme,
+            rule: IntervalRule::default(),
+            gauss_points: None,
+            region_intervals: None,
+            min_width: None,
+        }
+    }
+
+    /// The same with the rule pair `rule`.
+    pub fn with_rule(mut self, rule: IntervalRule) -> Config {
+        self.rule = rule;
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Some(n) = self.region_intervals {
+            if n == 0 || n > 1 << 24 {
+                return Err(Error::InvalidOption {
+                    option: "region_intervals",
+                    reason: format!("{n} intervals a region were asked for; give 1 to 2^24"),
+                });
+            }
+        }
+        if let Some(w) = self.min_width {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(Error::InvalidOption {
+                    option: "min_width",
+                    reason: format!("the minimum width is {w}; it must be finite and >= 0"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// α·β for `rule` in precision `T`: the largest power of two of intervals whose points fit
+/// [`REGION_POINTS`].
+pub fn region_intervals<T: Real>(rule: IntervalRule, gauss_points: Option<usize>) -> usize {
+    let per_interval = match rule {
+        IntervalRule::GaussKronrod => {
+            2 * gauss_points.unwrap_or_else(default_gauss_points::<T>) + 1
+        }
+        IntervalRule::TrapezoidSimpson => 2,
+    };
+    let fit = (REGION_POINTS / per_interval).max(1);
+    1 << fit.ilog2()
+}
+
+/// Integrates `f` over the finite `interval` with the scheme and rule of `config` to the
+/// tolerance of `options` (relative, absolute, evaluation cap; `max_levels` and
+/// `subintervals` do not apply).
+pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    config: &Config,
+    options: &Options,
+) -> Result<Outcome<T>> {
+    options.validate()?;
+    config.validate()?;
+    require_1d(f)?;
+    let pair = Pair::<T>::new(config.rule, config.gauss_points)?;
+    oriented(interval, config.scheme.name(), |a, b| {
+        let scale = a.abs().max(b.abs()).to_f64();
+        let min_width = config.min_width.unwrap_or_else(|| {
+            (256.0 * T::epsilon().to_f64() * scale)
+                .max((b - a).to_f64() * 0.5f64.powi(MAX_DEPTH as i32))
+        });
+        let mut run = Run {
+            f,
+            backend,
+            pair: &pair,
+            a,
+            b,
+            span: (b - a).to_f64(),
+            min_width,
+            max_evaluations: options.max_evaluations,
+            absolute: options.absolute,
+            relative: options.relative_for::<T>(),
+            tolerance: None,
+            evaluations: 0,
+            steps: 0,
+            stages: Vec::new(),
+            serial: Arc::from("cpu (1 thread, calling)"),
+        };
+        let intervals = config
+            .region_intervals
+            .unwrap_or_else(|| region_intervals::<T>(config.rule, config.gauss_points));
+        let mut outcome = None;
+        for _ in 0..MAX_PASSES {
+            let pass = match config.scheme {
+                Scheme::Caq => caq::caq(&mut run)?,
+                scheme => cutting::cutting(&mut run, scheme, intervals)?,
+            };
+            let Some(pass) = pass else { break };
+            let needed = options
+                .absolute
+                .max(options.relative_for::<T>() * pass.value.to_f64().abs());
+            let used = run.tolerance.unwrap_or(needed);
+            let done = pass.error <= needed || pass.capped || used <= needed;
+            // A rerun cut short by the cap may end worse than the run before it.
+            if outcome
+                .as_ref()
+                .map_or(true, |best: &Pass<T>| pass.error <= best.error)
+            {
+                outcome = Some(pass);
+            }
+            if done {
+                break;
+            }
+            // The first estimate of the size was too large: again, with the size now known
+            // and a margin for its last digits.
+            run.tolerance = Some(0.5 * needed);
+        }
+        let stages = std::mem::take(&mut run.stages);
+        Ok(match outcome {
+            Some(pass) => Outcome {
+                value: pass.value,
+                error: pass.error,
+                evaluations: run.evaluations,
+                levels: run.steps,
+                converged: options.is_met::<T>(pass.error, pass.value.to_f64()),
+                table: Vec::new(),
+                stages,
+            },
+            None => nothing_done(),
+        })
+    })
+}
+
+/// One run's result.
+struct Pass<T> {
+    value: T,
+    error: f64,
+    /// Whether the evaluation cap cut it short.
+    capped: bool,
+}
+
+/// What every scheme shares: the integrand, the pair, the tolerance and its shares, the
+/// evaluation count and cap, the record.
+struct Run<'a, T, F, B> {
+    f: &'a F,
+    backend: &'a B,
+    pair: &'a Pair<T>,
+    a: T,
+    b: T,
+    /// b - a as a double, for the shares of the tolerance.
+    span: f64,
+    min_width: f64,
+    max_evaluations: u64,
+    /// The options' absolute tolerance and the relative one in force.
+    absolute: f64,
+    relative: f64,
+    /// The absolute tolerance of the whole integral; `None` until the first estimate of the
+    /// whole interval gives the size that a relative tolerance applies to.
+    tolerance: Option<f64>,
+    evaluations: u64,
+    steps: u32,
+    stages: Vec<Stage>,
+    /// The device of the sequential schemes' stages.
+    serial: Arc<str>,
+}
+
+impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
+    /// Whether `points` more evaluations fit the cap.
+    fn affords(&self, points: usize) -> bool {
+        self.evaluations.saturating_add(points as u64) <= self.max_evaluations
+    }
+
+    /// The share of the tolerance of an interval of width `width`.
+    fn share(&self, width: T) -> f64 {
+        self.tolerance.unwrap_or(0.0) * (width.to_f64() / self.span)
+    }
+
+    /// Whether intervals of width `width` are too narrow to halve.
+    fn too_narrow(&self, width: T) -> bool {
+        width.to_f64() < self.min_width || width.ldexp(-1) == T::zero()
+    }
+
+    /// The level of intervals of width `width`: log2((b - a) / width), rounded.
+    fn level(&self, width: T) -> u32 {
+        (self.span / width.to_f64()).log2().round().max(0.0) as u32
+    }
+
+    /// Sets the tolerance from the first estimate of the whole interval, when a relative
+    /// tolerance still waits for one.
+    fn size_known(&mut self, estimate: T) {
+        if self.tolerance.is_none() {
+            self.tolerance = Some(self.absolute.max(self.relative * estimate.to_f64().abs()));
+        }
+    }
+
+    /// The pieces of the run of intervals between `ends`, from one evaluation of all their
+    /// points: by the backend (`parallel`), or on the calling thread.
+    fn pieces(&mut self, ends: &[T], parallel: bool) -> Result<Vec<Piece<T>>> {
+        let count = ends.len() - 1;
+        let mut points = Vec::with_capacity(self.pair.points(count));
+        self.pair.abscissae(ends, &mut points);
+        let level = self.level(ends[1] - ends[0]);
+        let start = Instant::now();
+        let (values, device) = if parallel {
+            let device = self.backend.device_for_points::<T, F>(self.f, points.len());
+            (self.backend.evaluate(self.f, &points)?, device)
+        } else {
+            (serial_values(self.f, &points), self.serial.clone())
+        };
+        check_finite(&points, &values)?;
+        let mut pieces = Vec::with_capacity(count);
+        self.pair.estimates(ends, &values, &mut pieces);
+        self.evaluations += points.len() as u64;
+        self.steps += 1;
+        self.record(level, points.len() as u64, device, start.elapsed());
+        Ok(pieces)
+    }
+
+    /// Adds a step to the record, into the last stage when it ran at the same level on the
+    /// same device.
+    fn record(&mut self, level: u32, points: u64, device: Arc<str>, elapsed: Duration) {
+        if let Some(last) = self.stages.last_mut() {
+            if last.level == level && last.device == device {
+                last.points += points;
+                last.elapsed += elapsed;
+                return;
+            }
+        }
+        self.stages.push(Stage {
+            level,
+            points,
+            device,
+            elapsed,
+        });
+    }
+}
+
+/// The points a batch on the calling thread holds at most (the CPU backend's chunk).
+const SERIAL_CHUNK: usize = 512;
+
+/// f at `points` on the calling thread, in chunks as the CPU backend evaluates them (each
+/// value is the integrand's at its point alone, so the chunking does not change the bits).
+fn serial_values<T: Real, F: Integrand>(f: &F, points: &[T]) -> Vec<T> {
+    let mut values = vec![T::zero(); points.len()];
+    for (xs, ys) in points
+        .chunks(SERIAL_CHUNK)
+        .zip(values.chunks_mut(SERIAL_CHUNK))
+    {
+        f.eval_batch(&[xs], ys);
+    }
+    values
+}
+
+/// The accepted pieces' sum: values in `T::Accumulator` in the order accepted (a fixed order:
+/// the steps depend only on the numbers), errors in f64.
+struct Total<T: Real> {
+    value: T::Accumulator,
+    error: f64,
+}
+
+impl<T: Real> Total<T> {
+    fn new() -> Total<T> {
+        Total {
+            value: T::zero().to_accumulator(),
+            error: 0.0,
+        }
+    }
+
+    /// Adds a run of pieces: their own sum first (pairwise with the region), then into the
+    /// total.
+    fn add(&mut self, pieces: &[Piece<T>]) {
+        let mut value = T::zero().to_accumulator();
+        for piece in pieces {
+            value = value + piece.value.to_accumulator();
+            self.error += piece.error;
+        }
+        self.value = self.value + value;
+    }
+
+    fn pass(&self, capped: bool) -> Pass<T> {
+        Pass {
+            value: T::from_accumulator(self.value),
+            error: self.error,
+            capped,
+        }
+    }
+}
