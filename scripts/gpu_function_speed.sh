@@ -4,7 +4,7 @@
 # then the bit-identity test. Usage, from a folder D holding hpquad-base and hpquad-new (and gpu_functions-new with TEST=new):
 #   D=folder BINS="base new" DD_N=4294967296 QD_N=536870912 bash scripts/gpu_function_speed.sh
 set -u
-D=${D:-.device-gpu}
+D=${D:?set D to the folder holding hpquad-<name> for each name in BINS}
 export HPQUAD_CACHE_DIR=/tmp/hpq-cache
 mkdir -p $HPQUAD_CACHE_DIR
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT

@@ -9,7 +9,7 @@ use hpquad::gpu::{self, GpuBackend};
 use hpquad::integrand::RealFn;
 use hpquad::methods::{romberg, trapezoid, Interval, Options};
 use hpquad::precision::{Dd, Qd, Real};
-use hpquad::{Device, Error, Integral, Method, Precision, Value};
+use hpquad::{Device, Error, Estimate, Integral, Method, Precision, Value};
 
 const PI_INTEGRAND: &str = "(16*x-16)/(x^4-2*x^3+4*x-4)";
 
@@ -163,20 +163,22 @@ fn correct_digits(v: Qd) -> f64 {
     }
 }
 
+/// Romberg on the π integral in qd on `device`.
+fn pi_romberg_qd(device: Device) -> Estimate {
+    Integral::new(PI_INTEGRAND)
+        .unwrap()
+        .over(0.0..1.0)
+        .method(Method::Romberg)
+        .precision(Precision::Qd)
+        .device(device)
+        .compute()
+        .unwrap()
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_pi_qd_60_digits_and_agrees_with_cpu() {
-    let run = |device| {
-        Integral::new(PI_INTEGRAND)
-            .unwrap()
-            .over(0.0..1.0)
-            .method(Method::Romberg)
-            .precision(Precision::Qd)
-            .device(device)
-            .compute()
-            .unwrap()
-    };
-    let (g, c) = (run(Device::Gpu), run(Device::Cpu));
+    let (g, c) = (pi_romberg_qd(Device::Gpu), pi_romberg_qd(Device::Cpu));
     let (Value::Qd(gv), Value::Qd(cv)) = (g.value, c.value) else {
         panic!("qd values expected");
     };
@@ -204,17 +206,7 @@ fn gpu_pi_qd_60_digits_and_agrees_with_cpu() {
 fn auto_starts_the_gpu_for_large_levels_only() {
     // Romberg's last levels of the pi integral in qd are large enough for the GPU: under
     // Auto the GPU is started then, and the result is the CPU's to the bit.
-    let pi = |device| {
-        Integral::new(PI_INTEGRAND)
-            .unwrap()
-            .over(0.0..1.0)
-            .method(Method::Romberg)
-            .precision(Precision::Qd)
-            .device(device)
-            .compute()
-            .unwrap()
-    };
-    let (auto, cpu) = (pi(Device::Auto), pi(Device::Cpu));
+    let (auto, cpu) = (pi_romberg_qd(Device::Auto), pi_romberg_qd(Device::Cpu));
     assert_eq!(auto.value.to_string(), cpu.value.to_string());
     assert!(auto.stages[0].device.starts_with("cpu"));
     assert!(auto.stages.last().unwrap().device.starts_with("gpu"));

@@ -63,8 +63,16 @@ struct Piece<T> {
     live: bool,
 }
 
-/// The Kronrod estimate of a piece from the values at its nodes, with QUADPACK's error.
-fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, depth: u32, values: &[T]) -> Piece<T> {
+/// The Kronrod estimate of [a, b] from the values at its nodes, QUADPACK's error (the
+/// Kronrod–Gauss difference scaled by (200 d / resasc)^1.5 against resasc) and the rounding
+/// floor of the values, max(4 ε ∫|f|, 2 ε |Q|): `(value, error, floor)`, the error not yet
+/// floored. Shared with the PBCAQ family's interval rule.
+pub(crate) fn quadpack_estimate<T: Real>(
+    rule: &KronrodRule<T>,
+    a: T,
+    b: T,
+    values: &[T],
+) -> (T, f64, f64) {
     let half = (b - a).ldexp(-1);
     let sums = rule.integrate(values, half);
     let resabs = sums.abs.to_f64();
@@ -74,11 +82,17 @@ fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, depth: u32, values: &[T]
         error = resasc * (200.0 * error / resasc).powf(1.5).min(1.0);
     }
     let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod));
+    (sums.kronrod, error, floor)
+}
+
+/// The Kronrod estimate of a piece from the values at its nodes, with QUADPACK's error.
+fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, depth: u32, values: &[T]) -> Piece<T> {
+    let (value, error, floor) = quadpack_estimate(rule, a, b, values);
     Piece {
         a,
         b,
         depth,
-        value: sums.kronrod,
+        value,
         error: error.max(floor),
         floor,
         live: true,

@@ -27,6 +27,12 @@ pub(super) fn legendre_p<W: Real>(n: usize, x: W) -> (W, W, W) {
     (current, previous, derivative)
 }
 
+/// Newton's step P_n(x) / P_n'(x) towards a zero of P_n.
+fn newton_step<W: Real>(n: usize, x: W) -> W {
+    let (p, _, dp) = legendre_p(n, x);
+    p / dp
+}
+
 /// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
 /// step δ (the distance from the node, as rounded in `W`, to the true zero) and P_n' there.
 ///
@@ -34,13 +40,9 @@ pub(super) fn legendre_p<W: Real>(n: usize, x: W) -> (W, W, W) {
 /// steps in `W`: each precision's steps cost a recurrence of n steps, a quad-double one
 /// several times a double-double one, and a start good to the narrower precision leaves two
 /// or three steps in `W` where a start from f64 left four or five.
-fn zeros_with_slope<W: Real>(n: usize) -> Vec<(W, W, W)> {
+fn zeros_with_derivative<W: Real>(n: usize) -> Vec<(W, W, W)> {
     let half = n.div_ceil(2);
     let nf = n as f64;
-    let step = |x: W| {
-        let (p, _, dp) = legendre_p(n, x);
-        p / dp
-    };
     (1..=half)
         .map(|k| {
             if n % 2 == 1 && k == half {
@@ -52,20 +54,13 @@ fn zeros_with_slope<W: Real>(n: usize) -> Vec<(W, W, W)> {
             // O(n^-4); Newton doubles the digits from there.
             let theta = std::f64::consts::PI * (4.0 * k as f64 - 1.0) / (4.0 * nf + 2.0);
             let guess = (1.0 - 1.0 / (8.0 * nf * nf) + 1.0 / (8.0 * nf * nf * nf)) * theta.cos();
-            let coarse = settle(guess, |x: f64| {
-                let (p, _, dp) = legendre_p(n, x);
-                p / dp
-            });
+            let coarse = settle(guess, |x| newton_step(n, x));
             let start = if W::LIMBS > 2 {
-                let x = settle(Dd::from_f64(coarse), |x: Dd| {
-                    let (p, _, dp) = legendre_p(n, x);
-                    p / dp
-                });
-                narrow::<Dd, W>(x)
+                narrow::<Dd, W>(settle(Dd::from_f64(coarse), |x| newton_step(n, x)))
             } else {
                 W::from_f64(coarse)
             };
-            let x = newton(start, step).0;
+            let x = newton(start, |x| newton_step(n, x)).0;
             let (p, _, dp) = legendre_p(n, x);
             (x, -(p / dp), dp)
         })
@@ -75,7 +70,7 @@ fn zeros_with_slope<W: Real>(n: usize) -> Vec<(W, W, W)> {
 /// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
 /// step δ (the distance from the node, as rounded in `W`, to the true zero).
 pub(super) fn zeros<W: Real>(n: usize) -> Vec<(W, W)> {
-    zeros_with_slope::<W>(n)
+    zeros_with_derivative::<W>(n)
         .into_iter()
         .map(|(x, delta, _)| (x, delta))
         .collect()
@@ -129,7 +124,7 @@ pub(super) fn weight<W: Real>(n: usize, x: W) -> W {
 /// 10^-4 (1 - |x|), good to about 8 digits), where a difference in `W` cost two more
 /// recurrences per node.
 pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
-    zeros_with_slope::<W>(n)
+    zeros_with_derivative::<W>(n)
         .into_iter()
         .map(|(x, delta, dp)| {
             let w = W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp);

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use precision::Real;
 
+use super::super::gauss_kronrod::quadpack_estimate;
 use super::super::rounding_floor;
 use crate::error::Result;
 use crate::rules::{self, KronrodRule};
@@ -178,20 +179,14 @@ impl<T: Real> Pair<T> {
     }
 }
 
-/// The Kronrod estimate of [a, b] with QUADPACK's error, floored at its rounding.
+/// The Kronrod estimate of [a, b] with QUADPACK's error (as the adaptive Gauss–Kronrod
+/// method computes it), floored at its rounding, the abscissae's included.
 fn kronrod<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> Piece<T> {
+    let (value, error, floor) = quadpack_estimate(rule, a, b, values);
     let half = (b - a).ldexp(-1);
-    let sums = rule.integrate(values, half);
-    let resabs = sums.abs.to_f64();
-    let resasc = sums.asc.to_f64();
-    let mut error = (sums.kronrod - sums.gauss).abs().to_f64();
-    if resasc != 0.0 && error != 0.0 {
-        error = resasc * (200.0 * error / resasc).powf(1.5).min(1.0);
-    }
-    let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod))
-        + rule.abscissa_rounding(values, a + half, half);
+    let floor = floor + rule.abscissa_rounding(values, a + half, half);
     Piece {
-        value: sums.kronrod,
+        value,
         error: error.max(floor),
         floor,
     }
