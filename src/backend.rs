@@ -110,6 +110,10 @@ pub trait Backend: Sync {
     /// `f(x)` for every point of `points`, in order: the batch of a tanh-sinh level or of a
     /// Gauss rule on a set of intervals, whose nodes the method computed in `T`.
     ///
+    /// A point is `f.dims()` consecutive coordinates: `points` holds `n * f.dims()` numbers,
+    /// point-major (point `i` is `points[i * dims..(i + 1) * dims]`), and `n` values come back.
+    /// A length that is not a multiple of the dimension is an error.
+    ///
     /// The values are returned as they are, non-finite ones included, so that a method can
     /// decide what a value at an extreme node means (tanh-sinh truncates its tails where the
     /// weights are negligible); [`check_finite`] turns the first non-finite value into the
@@ -140,16 +144,48 @@ pub(crate) fn non_finite<T: Real>(x: T, value: T) -> Error {
 
 /// [`Error::NonFinite`] for the first point of `points` whose value is NaN or infinite.
 ///
+/// `points` holds the points as [`Backend::evaluate`] takes them, `points.len() /
+/// values.len()` coordinates each; a point of several is named as `(x1, x2, ...)`.
+///
 /// ```
 /// use hpquad::backend::check_finite;
 /// assert!(check_finite(&[0.0, 1.0], &[1.0, 2.0]).is_ok());
 /// assert!(check_finite(&[0.0, 1.0], &[1.0, f64::INFINITY]).is_err());
+/// // two points of the plane
+/// let err = check_finite(&[0.0, 1.0, 0.5, 0.25], &[1.0, f64::NAN]).unwrap_err();
+/// assert!(err.to_string().contains("(0.5, 0.25)"));
 /// ```
 pub fn check_finite<T: Real>(points: &[T], values: &[T]) -> Result<()> {
-    match values.iter().position(|y| !y.is_finite()) {
-        Some(i) => Err(non_finite(points[i], values[i])),
-        None => Ok(()),
+    let Some(i) = values.iter().position(|y| !y.is_finite()) else {
+        return Ok(());
+    };
+    let dims = points.len() / values.len();
+    if dims == 1 {
+        return Err(non_finite(points[i], values[i]));
     }
+    let coordinates: Vec<String> = points[i * dims..(i + 1) * dims]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    Err(Error::NonFinite {
+        x: format!("({})", coordinates.join(", ")),
+        value: values[i].to_string(),
+    })
+}
+
+/// The number of points in `len` coordinates of an integrand of `dims` variables, or the error
+/// for a length that is not a whole number of points.
+pub(crate) fn point_count(dims: usize, len: usize) -> Result<usize> {
+    if dims == 0 || len % dims != 0 {
+        return Err(Error::InvalidOption {
+            option: "points",
+            reason: format!(
+                "{len} coordinates are not a whole number of points of an integrand of {dims} \
+                 variables"
+            ),
+        });
+    }
+    Ok(len / dims)
 }
 
 /// Refuses integrands that are not functions of one variable.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use precision::Real;
 use rayon::prelude::*;
 
-use crate::backend::{require_1d, Backend, UniformGrid};
+use crate::backend::{point_count, require_1d, Backend, UniformGrid};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 
@@ -94,23 +94,70 @@ impl Backend for CpuBackend {
     }
 
     fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
-        require_1d(f)?;
-        let mut values = vec![T::zero(); points.len()];
+        let dims = f.dims();
+        let n = point_count(dims, points.len())?;
+        let mut values = vec![T::zero(); n];
         let chunk = reduce::CHUNK as usize;
+        let run = |(xs, ys): (&[T], &mut [T])| {
+            if dims == 1 {
+                f.eval_batch(&[xs], ys);
+            } else {
+                let columns = columns_of(xs, dims);
+                let columns: Vec<&[T]> = columns.iter().map(Vec::as_slice).collect();
+                f.eval_batch(&columns, ys);
+            }
+        };
         // A batch of one chunk (a Gauss rule, a tanh-sinh level in f64) runs on the caller's
         // thread: handing it to the pool would cost more than evaluating it.
-        if points.len() <= chunk || self.threads() == 1 {
-            for (xs, ys) in points.chunks(chunk).zip(values.chunks_mut(chunk)) {
-                f.eval_batch(&[xs], ys);
-            }
+        if n <= chunk || self.threads() == 1 {
+            points
+                .chunks(chunk * dims)
+                .zip(values.chunks_mut(chunk))
+                .for_each(run);
         } else {
             self.pool.install(|| {
                 points
-                    .par_chunks(chunk)
+                    .par_chunks(chunk * dims)
                     .zip(values.par_chunks_mut(chunk))
-                    .for_each(|(xs, ys)| f.eval_batch(&[xs], ys));
+                    .for_each(run);
             });
         }
         Ok(values)
+    }
+}
+
+/// Point-major coordinates as one column per dimension, the layout of
+/// [`Integrand::eval_batch`].
+fn columns_of<T: Real>(points: &[T], dims: usize) -> Vec<Vec<T>> {
+    (0..dims)
+        .map(|d| points.iter().skip(d).step_by(dims).copied().collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Expr;
+
+    /// Points of three coordinates, more than one chunk, on two threads: each value is the
+    /// integrand's at its own point (dyadic coordinates, so `x*y + z` is exact in f64).
+    #[test]
+    fn evaluate_reads_points_of_several_coordinates() -> Result<()> {
+        let f = Expr::parse("x*y + z", 3).map_err(|e| Error::InvalidOption {
+            option: "integrand",
+            reason: e.to_string(),
+        })?;
+        let n = 3 * reduce::CHUNK as usize + 7;
+        let point = |i: usize| [i as f64 / 8.0, (i % 5) as f64, -(i as f64) / 4.0];
+        let points: Vec<f64> = (0..n).flat_map(point).collect();
+        let values = CpuBackend::new(2)?.evaluate(&f, &points)?;
+        assert_eq!(values.len(), n);
+        for (i, v) in values.iter().enumerate() {
+            let [x, y, z] = point(i);
+            assert_eq!(*v, x * y + z, "point {i}");
+        }
+        let ragged = CpuBackend::new(1)?.evaluate(&f, &points[..4]);
+        assert!(matches!(ragged, Err(Error::InvalidOption { .. })));
+        Ok(())
     }
 }

@@ -371,7 +371,7 @@ impl Backend for HybridBackend {
     }
 
     fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
-        let on_gpu = self.points_on_gpu::<T, F>(f, points.len());
+        let on_gpu = self.points_on_gpu::<T, F>(f, points.len() / f.dims().max(1));
         match self.started() {
             Some(gpu) if on_gpu => gpu.evaluate(f, points),
             _ => self.cpu.evaluate(f, points),
