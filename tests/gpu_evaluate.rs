@@ -143,6 +143,48 @@ fn gpu_evaluate_functions_are_the_cpus_bits_in_dd_and_qd() {
     compare::<f64>(HEAVY, 1000, 4);
 }
 
+/// Points of `dims` coordinates (point-major) on the GPU against the CPU, as [`compare`].
+fn compare_nd<T: Real>(source: &str, dims: usize, n: usize, f64_ulps: u64) {
+    let f = Expr::parse(source, dims).expect("a valid expression");
+    let xs = points::<T>(n * dims, 0xd1 ^ (n * dims) as u64);
+    let on_gpu = gpu().evaluate(&f, &xs).expect("GPU values");
+    let on_cpu = cpu().evaluate(&f, &xs).expect("CPU values");
+    assert_eq!(on_gpu.len(), n, "{source} in {}", T::NAME);
+    for (i, (&g, &c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+        let bound = if T::NAME == "f64" { f64_ulps } else { 0 };
+        let d = if same_bits(g, c) {
+            0
+        } else {
+            ulps(g.to_f64(), c.to_f64()).max(1)
+        };
+        assert!(
+            d <= bound,
+            "{source} in {} at point {i} = {:?}: gpu {:?} cpu {:?} ({d} ulp apart)",
+            T::NAME,
+            &xs[i * dims..(i + 1) * dims],
+            g.limbs(),
+            c.limbs()
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_evaluate_points_of_several_coordinates() {
+    // Every coordinate read from its own place: a function that weights each differently.
+    const THREE: &str = "x*y^2 + exp(-z)*sin(x+2*y) - 0.1*z^3";
+    const EIGHT: &str = "cos(x1 + 2*x2 + 3*x3 + 4*x4 + 5*x5 + 6*x6 + 7*x7 + 8*x8)";
+    for (source, dims) in [(THREE, 3), (EIGHT, 8), ("x1 - x2", 2)] {
+        compare_nd::<Dd>(source, dims, 3001, 0);
+        compare_nd::<Qd>(source, dims, 3001, 0);
+        compare_nd::<f64>(source, dims, 3001, 4);
+    }
+    // A ragged list is an error, not a guess.
+    let f = Expr::parse(THREE, 3).unwrap();
+    let err = gpu().evaluate(&f, &[0.5, 0.25]).unwrap_err();
+    assert!(err.to_string().contains("3 variables"), "{err}");
+}
+
 /// Values that only the low limbs decide: `x - 1` at 1 - 1e-300 is exactly -1e-300, and
 /// `log(x)` there is -1e-300 to the working precision; a transfer that dropped the second limb
 /// would give 0 for both.
@@ -246,7 +288,7 @@ fn gpu_evaluate_empty_lists_and_errors() {
             "{err}"
         );
     }
-    // Functions of two variables are not point lists of one.
+    // A function of two variables needs points of two coordinates.
     let two = Expr::parse("x*y", 2).unwrap();
     let err = gpu.evaluate(&two, &[0.5]).unwrap_err();
     assert!(err.to_string().contains("2 variables"), "{err}");

@@ -1,5 +1,7 @@
 //! The tape as CUDA: the body of `__device__ real_t integrand(real_t x)` for `double`, `dd_t`
-//! or `qd_t`, one statement per instruction, spliced into `kernels/uniform_sum.cu`.
+//! or `qd_t`, one statement per instruction, spliced into `kernels/uniform_sum.cu` and
+//! `kernels/evaluate.cu`. A function of several variables is the body of
+//! `integrand(const real_t *x)`, coordinate `d` read as `x[d]`.
 //!
 //! What keeps the device's values the host's:
 //! - every slot that depends on no variable is folded on the host **in the working precision**
@@ -23,8 +25,11 @@ use crate::gpu::GpuReal;
 /// The integrand as CUDA source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CudaIntegrand {
-    /// The body of `__device__ real_t integrand(real_t x)`.
+    /// The body of `__device__ real_t integrand(real_t x)`, or of
+    /// `integrand(const real_t *x)` when `dims > 1`.
     pub body: String,
+    /// The number of variables (at least 1: a constant is a function of one).
+    pub dims: usize,
     /// Whether the body calls the elementary-function mirrors, whose headers and tables must be
     /// compiled with it (a rational integrand compiles much faster without them).
     pub needs_functions: bool,
@@ -33,10 +38,16 @@ pub struct CudaIntegrand {
 /// Why a tape cannot become CUDA.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CodegenError {
-    /// The uniform-sum kernel integrates functions of one variable.
-    #[error("the GPU kernels integrate functions of one variable; this expression has {0}")]
+    /// More variables than the point-list kernel takes.
+    #[error(
+        "the GPU kernels take functions of at most {MAX_DIMS} variables; this expression has {0}"
+    )]
     Dimensions(usize),
 }
+
+/// The most variables a generated integrand may have: each thread holds its point in
+/// registers, and 64 qd coordinates are already 2 KiB.
+pub const MAX_DIMS: usize = 64;
 
 /// The device function each one-argument function calls. The elementary functions are named as
 /// the mirror headers name them (`hpq_` + the host method's name); `kernels/integrand.cuh`
@@ -177,9 +188,10 @@ pub fn literal<T: GpuReal>(value: T) -> String {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, CodegenError> {
-    if tape.dims() > 1 {
+    if tape.dims() > MAX_DIMS {
         return Err(CodegenError::Dimensions(tape.dims()));
     }
+    let dims = tape.dims().max(1);
     let folded = tape.fold_constants::<T>();
     let ops = tape.ops();
     // A constant slot is emitted only where a variable slot (or the result) reads it.
@@ -205,7 +217,8 @@ pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, Codege
             continue;
         }
         let rhs = match *op {
-            Op::Var(_) => "x".to_string(),
+            Op::Var(_) if dims == 1 => "x".to_string(),
+            Op::Var(d) => format!("x[{d}]"),
             Op::Const(_) => unreachable_constant(),
             Op::Neg(a) => format!("-s{}", a.0),
             Op::Add(a, b) => format!("s{} + s{}", a.0, b.0),
@@ -227,6 +240,7 @@ pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, Codege
     let _ = write!(body, "return s{};", tape.result().0);
     Ok(CudaIntegrand {
         body,
+        dims,
         needs_functions,
     })
 }
@@ -403,7 +417,18 @@ mod tests {
     fn constant_integrand_and_two_dimensions() {
         let c = body::<f64>("2");
         assert!(c.body.contains("return s0;"), "{}", c.body);
-        let e = Expr::parse("x + y", 2).unwrap();
-        assert_eq!(integrand::<f64>(e.tape()), Err(CodegenError::Dimensions(2)));
+        let e = Expr::parse("x + y*y", 2).unwrap();
+        let c = integrand::<f64>(e.tape()).unwrap();
+        assert_eq!(c.dims, 2);
+        assert!(
+            c.body.contains("= x[0];") && c.body.contains("= x[1];"),
+            "{}",
+            c.body
+        );
+        let wide = Expr::parse("x65", 65).unwrap();
+        assert_eq!(
+            integrand::<f64>(wide.tape()),
+            Err(CodegenError::Dimensions(65))
+        );
     }
 }

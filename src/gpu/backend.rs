@@ -30,8 +30,9 @@ pub struct GpuBackend {
     sources: Mutex<HashMap<SourceKey, Arc<String>>>,
 }
 
-/// A kernel source's identity: which kernel, the precision's name, the integrand's body.
-type SourceKey = (Kernel, &'static str, String);
+/// A kernel source's identity: which kernel, the precision's name, the number of variables,
+/// the integrand's body.
+type SourceKey = (Kernel, &'static str, usize, String);
 
 /// The kernels an integrand is compiled into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,7 +76,7 @@ impl GpuBackend {
     fn source<G: Real + GpuReal>(&self, kernel: Kernel, tape: &Tape) -> Result<Arc<String>> {
         let code = cuda::integrand::<G>(tape).map_err(|e| Error::Gpu(e.to_string()))?;
         let mut sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (kernel, <G as GpuReal>::NAME, code.body.clone());
+        let key = (kernel, <G as GpuReal>::NAME, code.dims, code.body.clone());
         if let Some(s) = sources.get(&key) {
             return Ok(s.clone());
         }
@@ -163,7 +164,6 @@ impl Backend for GpuBackend {
     /// Values in `Dd` and `Qd` are the CPU's bits; in `f64`, transcendental functions are
     /// libdevice's and may differ in the last bit.
     fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
-        require_1d(f)?;
         let tape = Self::tape_of(f)?;
         if points.is_empty() {
             return Ok(Vec::new());
@@ -180,7 +180,7 @@ impl Backend for GpuBackend {
                 T::NAME
             )));
         };
-        Ok(self.gpu.evaluate_of_source(&source, points)?)
+        Ok(self.gpu.evaluate_of_source(&source, points, f.dims())?)
     }
 }
 

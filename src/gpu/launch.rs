@@ -226,21 +226,32 @@ pub(crate) struct EvaluateKernel {
     func: CudaFunction,
     name: String,
     limbs: usize,
+    dims: usize,
 }
 
 impl EvaluateKernel {
-    /// Takes `evaluate_<type_name>` from a module compiled from `evaluate.cu`.
-    pub(crate) fn from_module(module: &Arc<CudaModule>, type_name: &str) -> Result<Self> {
+    /// Takes the kernel for `type_name` and `dims` variables
+    /// ([`super::evaluate_kernel_name`]) from a module compiled from `evaluate.cu`.
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        type_name: &str,
+        dims: usize,
+    ) -> Result<Self> {
         let limbs = type_limbs(type_name).ok_or_else(|| {
             GpuError::Invalid(format!(
                 "the GPU computes in f64, dd or qd, not {type_name}"
             ))
         })?;
-        let name = format!("evaluate_{type_name}");
+        let name = super::evaluate_kernel_name(type_name, dims);
         let func = module
             .load_function(&name)
             .map_err(|e| driver("cuModuleGetFunction", e))?;
-        Ok(EvaluateKernel { func, name, limbs })
+        Ok(EvaluateKernel {
+            func,
+            name,
+            limbs,
+            dims,
+        })
     }
 
     /// Doubles per value of the kernel's type.
@@ -279,8 +290,9 @@ fn at_least<'a>(
         .ok_or_else(|| GpuError::Invalid("a point buffer vanished".to_string()))
 }
 
-/// Runs an evaluate kernel: `points` holds the limb-major limbs of `n` values, `values`
-/// receives theirs (the same length). The device buffers come from `buffers`.
+/// Runs an evaluate kernel: `points` holds the coordinates of `n` points, coordinate by
+/// coordinate, each limb-major (coordinate d of point i, limb j, at `(d * limbs + j) * n + i`);
+/// `values` receives the `n` values, limb-major. The device buffers come from `buffers`.
 pub(crate) fn evaluate(
     stream: &Arc<CudaStream>,
     kernel: &EvaluateKernel,
@@ -288,15 +300,18 @@ pub(crate) fn evaluate(
     points: &[f64],
     values: &mut [f64],
 ) -> Result<()> {
-    let len = points.len();
+    let len = values.len();
     let n = len / kernel.limbs;
-    if len != n * kernel.limbs || values.len() != len {
+    if len != n * kernel.limbs || points.len() != kernel.dims * len {
         return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs points and values of {} limbs per element, got {} and {} doubles",
+            "kernel '{}' needs {} coordinates of {} limbs a point and values of {} limbs, got \
+             {} and {} doubles",
             kernel.name,
+            kernel.dims,
             kernel.limbs,
-            len,
-            values.len()
+            kernel.limbs,
+            points.len(),
+            len
         )));
     }
     if n == 0 {
@@ -305,9 +320,10 @@ pub(crate) fn evaluate(
     let blocks = u32::try_from((n as u64).div_ceil(THREADS as u64))
         .map_err(|_| GpuError::Invalid(format!("{n} points are too many for one launch")))?;
     let ordinal = stream.context().ordinal();
-    let points_dev = at_least(stream, &mut buffers.points, len)?;
+    let points_len = points.len();
+    let points_dev = at_least(stream, &mut buffers.points, points_len)?;
     stream
-        .memcpy_htod(points, &mut points_dev.slice_mut(..len))
+        .memcpy_htod(points, &mut points_dev.slice_mut(..points_len))
         .map_err(|e| driver("cuMemcpyHtoD", e))?;
     let points_dev = &*points_dev;
     let values_dev = at_least(stream, &mut buffers.values, len)?;
@@ -320,11 +336,12 @@ pub(crate) fn evaluate(
     let mut args = stream.launch_builder(&kernel.func);
     args.arg(points_dev).arg(&mut *values_dev).arg(&n64);
     // SAFETY: the arguments match HPQ_EVALUATE_KERNEL's parameters in kernels/evaluate.cu (two
-    // pointers to doubles and a u64 count). The kernel is evaluate_<type>, whose real_t has
-    // `kernel.limbs` limbs (the type is the name's, checked in from_module); both buffers hold
-    // at least len = n * limbs doubles (at_least above), and thread i < n reads and writes
-    // p[j * n + i] for j < limbs only, all below len. `points` and `values` are distinct
-    // allocations, as the kernel's __restrict__ assumes.
+    // pointers to doubles and a u64 count). The kernel's name says its type and its number of
+    // variables (from_module), so its real_t has `kernel.limbs` limbs and HPQ_DIMS is
+    // `kernel.dims`. The points buffer holds at least dims * len doubles and the values buffer
+    // len = n * limbs (at_least above); thread i < n reads p[(d * limbs + j) * n + i] for
+    // d < dims, j < limbs, below dims * len, and writes v[j * n + i], below len. `points` and
+    // `values` are distinct allocations, as the kernel's __restrict__ assumes.
     unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
     stream
         .memcpy_dtoh(&values_dev.slice(..len), values)

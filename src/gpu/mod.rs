@@ -175,46 +175,71 @@ impl Gpu {
 
     /// The uniform-sum source for a generated integrand ([`crate::expr::cuda`]): with the
     /// elementary-function mirrors and their tables when the integrand calls them.
+    /// The uniform sum integrates functions of one variable: an integrand of more is an error.
     pub fn integrand_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+        if integrand.dims > 1 {
+            return Err(GpuError::Invalid(format!(
+                "the uniform-sum kernel integrates functions of one variable, not {}",
+                integrand.dims
+            )));
+        }
         let prelude = function_prelude(integrand)?;
         Self::sum_source::<T>(&prelude, &integrand.body)
     }
 
     fn sum_source<T: GpuReal>(prelude: &str, body: &str) -> Result<String> {
-        splice::<T>(UNIFORM_SUM_CU, "uniform_sum.cu", prelude, body, "")
+        splice::<T>(UNIFORM_SUM_CU, "uniform_sum.cu", prelude, body, 1, "")
     }
 
     /// The complete CUDA source of the point-list kernel (`kernels/evaluate.cu`) for `T` with a
-    /// generated integrand, as NVRTC sees it: its kernel is `evaluate_f64`, `evaluate_dd` or
-    /// `evaluate_qd`, after `T`.
+    /// generated integrand, as NVRTC sees it: its kernel is named after `T` and the number of
+    /// variables ([`evaluate_kernel_name`]), so that it cannot be launched on other points.
     pub fn evaluate_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
         let prelude = function_prelude(integrand)?;
-        let kernel = format!("#define HPQ_EVALUATE_KERNEL evaluate_{}", T::NAME);
+        let kernel = format!(
+            "#define HPQ_DIMS {}\n#define HPQ_EVALUATE_KERNEL {}",
+            integrand.dims,
+            evaluate_kernel_name(T::NAME, integrand.dims)
+        );
         splice::<T>(
             EVALUATE_CU,
             "evaluate.cu",
             &prelude,
             &integrand.body,
+            integrand.dims,
             &kernel,
         )
     }
 
-    /// `f(x)` for every point of `points`, in order, `f` compiled into `source` (from
-    /// [`Gpu::evaluate_source`] for `T`; compiled once, then taken from the cache). Values are
-    /// returned as they are, NaN and infinities included. For `Dd` and `Qd` each value has the
-    /// host's bits ([`crate::expr::Expr::eval_batch`] at the same point); for `f64` the
-    /// transcendental functions are libdevice's and may differ in the last bit.
+    /// `f(x)` for every point of `points`, in order, `f` a function of `dims` variables
+    /// compiled into `source` (from [`Gpu::evaluate_source`] for `T`; compiled once, then taken
+    /// from the cache). `points` holds `dims` coordinates a point, point-major, as
+    /// [`crate::backend::Backend::evaluate`] takes them. Values are returned as they are, NaN
+    /// and infinities included. For `Dd` and `Qd` each value has the host's bits
+    /// ([`crate::expr::Expr::eval_batch`] at the same point); for `f64` the transcendental
+    /// functions are libdevice's and may differ in the last bit.
     ///
-    /// A source compiled for another type than `T` is an error (its kernel has another name),
-    /// as is a `T` other than `f64`, `Dd` and `Qd`.
-    pub fn evaluate_of_source<T: Real>(&self, source: &str, points: &[T]) -> Result<Vec<T>> {
+    /// A source compiled for another type than `T` or another number of variables is an error
+    /// (its kernel has another name), as is a `T` other than `f64`, `Dd` and `Qd`.
+    pub fn evaluate_of_source<T: Real>(
+        &self,
+        source: &str,
+        points: &[T],
+        dims: usize,
+    ) -> Result<Vec<T>> {
+        if dims == 0 || points.len() % dims != 0 {
+            return Err(GpuError::Invalid(format!(
+                "{} coordinates are not a whole number of points of {dims} variables",
+                points.len()
+            )));
+        }
         if points.is_empty() {
             return Ok(Vec::new());
         }
         let module = self
             .compiler
             .module(&format!("hpquad_evaluate_{}.cu", T::NAME), source)?;
-        let kernel = EvaluateKernel::from_module(&module, T::NAME)?;
+        let kernel = EvaluateKernel::from_module(&module, T::NAME, dims)?;
         if kernel.limbs() != T::LIMBS {
             return Err(GpuError::Invalid(format!(
                 "{} has {} limbs, but the device's {} has {}",
@@ -224,19 +249,34 @@ impl Gpu {
                 kernel.limbs()
             )));
         }
-        let (n, limbs) = (points.len(), T::LIMBS);
+        let (n, limbs) = (points.len() / dims, T::LIMBS);
         let len = n.checked_mul(limbs).ok_or_else(|| {
             GpuError::Invalid(format!("{n} points of {limbs} limbs overflow the memory"))
         })?;
         let mut staging = self.points.lock().unwrap_or_else(|p| p.into_inner());
         let staging = &mut *staging;
-        for buffer in [&mut staging.points, &mut staging.values] {
-            if buffer.len() < len {
-                buffer.resize(len, 0.0);
+        for (buffer, size) in [
+            (&mut staging.points, dims * len),
+            (&mut staging.values, len),
+        ] {
+            if buffer.len() < size {
+                buffer.resize(size, 0.0);
             }
         }
-        let (host_points, host_values) = (&mut staging.points[..len], &mut staging.values[..len]);
-        real::to_limb_major(points, host_points);
+        let host_points = &mut staging.points[..dims * len];
+        let host_values = &mut staging.values[..len];
+        if dims == 1 {
+            real::to_limb_major(points, host_points);
+        } else {
+            // Coordinate by coordinate, each limb-major: coordinate d of point i, limb j, is
+            // at (d * limbs + j) * n + i.
+            let mut coordinate = Vec::with_capacity(n);
+            for (d, out) in host_points.chunks_exact_mut(len).enumerate() {
+                coordinate.clear();
+                coordinate.extend(points.iter().skip(d).step_by(dims).copied());
+                real::to_limb_major(&coordinate, out);
+            }
+        }
         launch::evaluate(
             &self.stream,
             &kernel,
@@ -433,6 +473,7 @@ fn splice<T: GpuReal>(
     file: &str,
     prelude: &str,
     body: &str,
+    dims: usize,
     after: &str,
 ) -> Result<String> {
     if template.matches(INTEGRAND_MARKER).count() != 1 {
@@ -440,8 +481,15 @@ fn splice<T: GpuReal>(
             "{file} must hold the integrand marker exactly once"
         )));
     }
+    // One variable is a value, several are an array that the inlined body indexes with
+    // constants (so the coordinates stay in registers).
+    let parameter = if dims > 1 {
+        "const real_t *x"
+    } else {
+        "real_t x"
+    };
     let mut integrand = format!(
-        "{prelude}typedef {} real_t;\n__device__ __forceinline__ real_t integrand(real_t x) {{\n{}\n}}",
+        "{prelude}typedef {} real_t;\n__device__ __forceinline__ real_t integrand({parameter}) {{\n{}\n}}",
         T::CUDA_TYPE,
         body
     );
@@ -450,6 +498,16 @@ fn splice<T: GpuReal>(
         integrand.push_str(after);
     }
     compile::inline_headers(&template.replacen(INTEGRAND_MARKER, &integrand, 1))
+}
+
+/// The point-list kernel's name for `type_name` (f64, dd, qd) and `dims` variables:
+/// `evaluate_qd` for one, `evaluate_qd_3d` for three.
+pub(crate) fn evaluate_kernel_name(type_name: &str, dims: usize) -> String {
+    if dims == 1 {
+        format!("evaluate_{type_name}")
+    } else {
+        format!("evaluate_{type_name}_{dims}d")
+    }
 }
 
 /// The suffix of `f`'s kernels in `kernels/functions.cu`, or why it has none.
@@ -498,6 +556,14 @@ mod tests {
         )
         .unwrap();
         assert!(qd.contains("evaluate_qd") && qd.contains("hpq_exp"));
+        // A function of three variables: its own kernel name, its coordinates an array.
+        let e3 = crate::expr::Expr::parse("x*y - z", 3).unwrap();
+        let c3 = cuda::integrand::<precision::Qd>(e3.tape()).unwrap();
+        let qd3 = Gpu::evaluate_source::<precision::Qd>(&c3).unwrap();
+        assert!(qd3.contains("#define HPQ_EVALUATE_KERNEL evaluate_qd_3d\n"));
+        assert!(qd3.contains("#define HPQ_DIMS 3\n"));
+        assert!(qd3.contains("real_t integrand(const real_t *x)"));
+        assert!(Gpu::integrand_source::<precision::Qd>(&c3).is_err());
         // The uniform sum's source gets no kernel name definition.
         let sum = Gpu::integrand_source::<f64>(&cuda::integrand::<f64>(e.tape()).unwrap()).unwrap();
         assert!(!sum.contains("HPQ_EVALUATE_KERNEL"));
