@@ -22,6 +22,10 @@ use rand::{Rng, SeedableRng};
 const PI_INTEGRAND: &str = "(16*x-16)/(x^4-2*x^3+4*x-4)";
 /// A rational integrand with a negative power and a constant that is not a double in dd/qd.
 const RATIONAL: &str = "1/(1+x^2) - 0.1*x^-3 + x^5/(3-x)";
+/// Constants that are exact doubles (3, 7, 5, 6): the host multiplies, divides, adds and
+/// subtracts them with the mixed operations (`Dd * f64`), which round differently from the full
+/// ones, so the device must use them too.
+const MIXED: &str = "3*x + x/7 - 5 + 6*(x - 1) + 0.1*x";
 /// exp, sin, log, sqrt and a real power; every term is positive on (0, 1], so no cancellation
 /// magnifies a last-bit difference of a libdevice function in f64.
 const FUNCTIONS: &str = "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)";
@@ -122,7 +126,7 @@ fn compare<T: Real>(source: &str, n: usize, f64_ulps: u64) -> u64 {
 fn gpu_evaluate_rational_is_the_cpus_bits() {
     // 4099 points: the last block is partly empty. + - * / are IEEE on both sides (no
     // contraction into fma), so even f64 must agree bit for bit.
-    for source in [PI_INTEGRAND, RATIONAL] {
+    for source in [PI_INTEGRAND, RATIONAL, MIXED] {
         compare::<f64>(source, 4099, 0);
         compare::<Dd>(source, 4099, 0);
         compare::<Qd>(source, 4099, 0);

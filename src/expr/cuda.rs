@@ -206,6 +206,15 @@ pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, Codege
             }
         }
     }
+    // A constant that is an exact double enters + - * / as a double, through the mixed
+    // operations (`dd_t * double`), where the CPU evaluator uses them too: they round
+    // differently from the full operation, and the device must give the host's bits.
+    let small = |s: super::Slot| -> Option<String> {
+        let limbs = folded.get(s.index())?.limbs();
+        let exact =
+            <T as Real>::LIMBS > 1 && tape.is_constant(s) && limbs[1..].iter().all(|&l| l == 0.0);
+        exact.then(|| format!("({})", f64_literal(limbs[0])))
+    };
     let mut body = String::new();
     let mut needs_functions = false;
     for (k, op) in ops.iter().enumerate() {
@@ -221,10 +230,22 @@ pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, Codege
             Op::Var(d) => format!("x[{d}]"),
             Op::Const(_) => unreachable_constant(),
             Op::Neg(a) => format!("-s{}", a.0),
-            Op::Add(a, b) => format!("s{} + s{}", a.0, b.0),
-            Op::Sub(a, b) => format!("s{} - s{}", a.0, b.0),
-            Op::Mul(a, b) => format!("s{} * s{}", a.0, b.0),
-            Op::Div(a, b) => format!("s{} / s{}", a.0, b.0),
+            // The same cases as the evaluator's `run` (src/expr/eval.rs).
+            Op::Add(a, b) | Op::Mul(a, b) => {
+                let sign = if matches!(op, Op::Add(..)) { '+' } else { '*' };
+                match (small(a), small(b)) {
+                    (None, Some(c)) => format!("s{} {sign} {c}", a.0),
+                    (Some(c), None) => format!("s{} {sign} {c}", b.0),
+                    _ => format!("s{} {sign} s{}", a.0, b.0),
+                }
+            }
+            Op::Sub(a, b) | Op::Div(a, b) => {
+                let sign = if matches!(op, Op::Sub(..)) { '-' } else { '/' };
+                match small(b) {
+                    Some(c) => format!("s{} {sign} {c}", a.0),
+                    None => format!("s{} {sign} s{}", a.0, b.0),
+                }
+            }
             Op::PowI(a, n) => pow_int_expr::<T>(&format!("s{}", a.0), n),
             Op::Unary(f, a) => {
                 needs_functions |= f != Func::Sqrt;
@@ -315,6 +336,20 @@ mod tests {
             f64_literal(f64::INFINITY),
             "__longlong_as_double(0x7ff0000000000000LL)"
         );
+    }
+
+    #[test]
+    fn exact_double_constants_use_the_mixed_operations() {
+        // As the CPU evaluator does: `x * 3` is dd_t * double, not dd_t * dd_t.
+        let c = body::<Dd>("3*x + x/5 - 7 + 0.1*x").body;
+        assert!(c.contains("s1 * (0x1.8000000000000p+1)"), "{c}");
+        assert!(c.contains("s1 / (0x1.4000000000000p+2)"), "{c}");
+        assert!(c.contains(" - (0x1.c000000000000p+2)"), "{c}");
+        // 0.1 is not a double in dd: the full operation.
+        assert!(!c.contains("0x1.999999999999ap-4)"), "{c}");
+        // Nothing changes for f64, where every constant is a double.
+        let f = body::<f64>("3*x").body;
+        assert!(f.contains("s0 * s1"), "{f}");
     }
 
     #[test]

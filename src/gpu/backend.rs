@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use precision::{Dd, Qd, Real};
 
-use super::{Gpu, GpuError, GpuReal};
+use super::{Gpu, GpuError, GpuReal, RuleSums};
 use crate::backend::{non_finite, require_1d, Backend, UniformGrid};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
@@ -41,6 +41,8 @@ enum Kernel {
     UniformSum,
     /// `kernels/evaluate.cu`.
     Evaluate,
+    /// `kernels/genz_malik.cu`.
+    Rule,
 }
 
 impl GpuBackend {
@@ -83,6 +85,7 @@ impl GpuBackend {
         let source = Arc::new(match kernel {
             Kernel::UniformSum => Gpu::integrand_source::<G>(&code)?,
             Kernel::Evaluate => Gpu::evaluate_source::<G>(&code)?,
+            Kernel::Rule => Gpu::genz_malik_source::<G>(&code)?,
         });
         sources.insert(key, source.clone());
         Ok(source)
@@ -128,6 +131,36 @@ fn same<A: 'static + Copy, B: 'static + Copy>(x: A) -> Result<B> {
 
 fn is<A: 'static, B: 'static>() -> bool {
     std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>()
+}
+
+impl GpuBackend {
+    /// The Genz–Malik rule's class sums and fourth differences on each region (one launch; see
+    /// [`Gpu::genz_malik_of_source`]): `centers` and `halfwidths` hold `f.dims()` values a
+    /// region, region-major; `constants` are λ2, λ3, λ4, λ5 and λ2²/λ3² in `T`.
+    pub fn genz_malik<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        let tape = Self::tape_of(f)?;
+        let source = if is::<T, f64>() {
+            self.source::<f64>(Kernel::Rule, tape)?
+        } else if is::<T, Dd>() {
+            self.source::<Dd>(Kernel::Rule, tape)?
+        } else if is::<T, Qd>() {
+            self.source::<Qd>(Kernel::Rule, tape)?
+        } else {
+            return Err(Error::Gpu(format!(
+                "the GPU computes in f64, dd or qd, not {}",
+                T::NAME
+            )));
+        };
+        Ok(self
+            .gpu
+            .genz_malik_of_source(&source, f.dims(), centers, halfwidths, constants)?)
+    }
 }
 
 impl Backend for GpuBackend {

@@ -347,3 +347,142 @@ pub(crate) fn evaluate(
         .memcpy_dtoh(&values_dev.slice(..len), values)
         .map_err(|e| launch_error(&kernel.name, ordinal, e))
 }
+
+/// The `genz_malik_<type>_<D>d` kernel of `kernels/genz_malik.cu`: the Genz–Malik rule's class
+/// sums and fourth differences over a list of regions of D dimensions.
+pub(crate) struct RuleKernel {
+    func: CudaFunction,
+    name: String,
+    limbs: usize,
+    dims: usize,
+}
+
+impl RuleKernel {
+    /// Takes the kernel for `type_name` and `dims` ([`super::rule::rule_kernel_name`]) from a module
+    /// compiled from `genz_malik.cu`.
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        type_name: &str,
+        dims: usize,
+    ) -> Result<Self> {
+        let limbs = type_limbs(type_name).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the GPU computes in f64, dd or qd, not {type_name}"
+            ))
+        })?;
+        let name = super::rule::rule_kernel_name(type_name, dims);
+        let func = module
+            .load_function(&name)
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(RuleKernel {
+            func,
+            name,
+            limbs,
+            dims,
+        })
+    }
+}
+
+/// What the rule kernel returns for each region.
+pub(crate) struct RuleOutput {
+    /// The five class sums of each region, `limbs` doubles each (class k of region r at
+    /// `(r * 5 + k) * limbs`).
+    pub(crate) sums: Vec<f64>,
+    /// The fourth difference along each axis (axis d of region r at `r * dims + d`).
+    pub(crate) fourth: Vec<f64>,
+    /// For each region, the smallest index of a point whose value was not finite, if any.
+    pub(crate) bad: Vec<Option<u64>>,
+}
+
+/// Threads of a rule block: enough warps for the points of a region, at most 128.
+fn rule_threads(dims: usize) -> u32 {
+    let points = 1 + 2 * dims * (dims + 1) + (1usize << dims.min(20));
+    points.next_multiple_of(32).clamp(32, 128) as u32
+}
+
+/// Runs the rule kernel over `regions` regions: `centers` and `halfwidths` hold `regions * dims`
+/// values of `limbs` doubles each, region-major; `constants` holds λ2, λ3, λ4, λ5 and λ2²/λ3².
+pub(crate) fn genz_malik(
+    stream: &Arc<CudaStream>,
+    kernel: &RuleKernel,
+    centers: &[f64],
+    halfwidths: &[f64],
+    constants: &[f64],
+) -> Result<RuleOutput> {
+    let (limbs, dims) = (kernel.limbs, kernel.dims);
+    let regions = centers.len() / (dims * limbs);
+    if centers.len() != regions * dims * limbs
+        || halfwidths.len() != centers.len()
+        || constants.len() != 5 * limbs
+    {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' needs regions of {dims} coordinates of {limbs} limbs and 5 constants, \
+             got {}, {} and {} doubles",
+            kernel.name,
+            centers.len(),
+            halfwidths.len(),
+            constants.len()
+        )));
+    }
+    if regions == 0 {
+        return Ok(RuleOutput {
+            sums: Vec::new(),
+            fourth: Vec::new(),
+            bad: Vec::new(),
+        });
+    }
+    let ordinal = stream.context().ordinal();
+    let upload = |host: &[f64]| {
+        stream
+            .clone_htod(host)
+            .map_err(|e| alloc(ordinal, 8 * host.len(), e))
+    };
+    let (centers_dev, halfwidths_dev) = (upload(centers)?, upload(halfwidths)?);
+    let constants_dev = upload(constants)?;
+    let sums_len = regions * 5 * limbs;
+    let mut sums = stream
+        .alloc_zeros::<f64>(sums_len)
+        .map_err(|e| alloc(ordinal, 8 * sums_len, e))?;
+    let mut fourth = stream
+        .alloc_zeros::<f64>(regions * dims)
+        .map_err(|e| alloc(ordinal, 8 * regions * dims, e))?;
+    let mut bad = stream
+        .clone_htod(&vec![u64::MAX; regions])
+        .map_err(|e| alloc(ordinal, 8 * regions, e))?;
+    let blocks = u32::try_from(regions.min(1 << 20)).unwrap_or(1 << 20);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (rule_threads(dims), 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let regions64 = regions as u64;
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(&centers_dev)
+        .arg(&halfwidths_dev)
+        .arg(&constants_dev)
+        .arg(&mut sums)
+        .arg(&mut fourth)
+        .arg(&mut bad)
+        .arg(&regions64);
+    // SAFETY: the arguments match HPQ_RULE_KERNEL's parameters in kernels/genz_malik.cu (three
+    // pointers to doubles read, two written, a pointer to u64, a u64 count). The kernel's name
+    // says its type and dimension (from_module), so real_t has `limbs` limbs and HPQ_DIMS is
+    // `dims`. Block r (and r + gridDim.x, ...) reads centers and halfwidths at (r * dims + d) *
+    // limbs, d < dims, within regions * dims * limbs; constants below 5 * limbs; writes
+    // sums[(r * 5 + k) * limbs ..][..limbs], k < 5, fourth[r * dims + d] and bad[r], all within
+    // the lengths allocated above. The block has a multiple of 32 threads, at most 128.
+    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    let download = |dev: &CudaSlice<f64>| {
+        stream
+            .clone_dtoh(dev)
+            .map_err(|e| launch_error(&kernel.name, ordinal, e))
+    };
+    let (sums, fourth) = (download(&sums)?, download(&fourth)?);
+    let bad = stream
+        .clone_dtoh(&bad)
+        .map_err(|e| launch_error(&kernel.name, ordinal, e))?
+        .into_iter()
+        .map(|k| (k != u64::MAX).then_some(k))
+        .collect();
+    Ok(RuleOutput { sums, fourth, bad })
+}

@@ -27,6 +27,7 @@ mod context;
 mod error;
 mod launch;
 mod real;
+mod rule;
 mod sys;
 mod tables;
 
@@ -41,6 +42,7 @@ pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
 pub use error::{GpuError, Result};
 pub use real::GpuReal;
+pub use rule::{RuleSums, MAX_RULE_DIMS};
 
 use crate::expr::cuda::{self, CudaIntegrand};
 use crate::expr::{Func, Func2};
@@ -49,6 +51,7 @@ use launch::{ElementwiseKernel, EvaluateKernel, PointBuffers, UniformSumKernel};
 
 const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
 const EVALUATE_CU: &str = include_str!("../../kernels/evaluate.cu");
+const GENZ_MALIK_CU: &str = include_str!("../../kernels/genz_malik.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
 const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
 

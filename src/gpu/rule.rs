@@ -1,0 +1,110 @@
+//! The Genz–Malik rule on the device: the class sums and fourth differences of many regions
+//! in one launch of `kernels/genz_malik.cu` (one block a region), the step of a cubature round
+//! that costs.
+
+use precision::Real;
+
+use super::launch::{self, RuleKernel};
+use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, GENZ_MALIK_CU};
+use crate::expr::cuda::CudaIntegrand;
+
+/// The rule's sums over a list of regions, as the device computed them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleSums<T> {
+    /// For each region, the sum of the integrand over each point class: the center, the
+    /// points ±λ2 and ±λ3 on the axes, the ±λ4 pairs, the ±λ5 vertices (the order of
+    /// `kernels/genz_malik.cu`).
+    pub classes: Vec<[T; 5]>,
+    /// For each region, the fourth divided difference along each axis, `dims` a region.
+    pub fourth: Vec<f64>,
+    /// The first region (in list order) with a point whose value is not finite, and the
+    /// index of its first such point in the kernel's order.
+    pub bad: Option<(usize, u64)>,
+}
+
+/// The rule kernel's name for `type_name` (f64, dd, qd) and `dims`: `genz_malik_qd_5d`.
+pub(crate) fn rule_kernel_name(type_name: &str, dims: usize) -> String {
+    format!("genz_malik_{type_name}_{dims}d")
+}
+
+/// The most dimensions the rule kernel takes: its 2^dims vertices are visited by one block.
+pub const MAX_RULE_DIMS: usize = 30;
+
+impl Gpu {
+    /// The complete CUDA source of the rule kernel for `T` and a generated integrand of at
+    /// least two variables, as NVRTC sees it.
+    pub fn genz_malik_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+        let dims = integrand.dims;
+        if !(2..=MAX_RULE_DIMS).contains(&dims) {
+            return Err(GpuError::Invalid(format!(
+                "the cubature rule kernel takes 2 to {MAX_RULE_DIMS} dimensions, not {dims}"
+            )));
+        }
+        let prelude = function_prelude(integrand)?;
+        let kernel = format!(
+            "#define HPQ_DIMS {dims}\n#define HPQ_RULE_KERNEL {}",
+            rule_kernel_name(T::NAME, dims)
+        );
+        splice::<T>(
+            GENZ_MALIK_CU,
+            "genz_malik.cu",
+            &prelude,
+            &integrand.body,
+            dims,
+            &kernel,
+        )
+    }
+
+    /// The rule's class sums and fourth differences on each region of `dims` dimensions, the
+    /// integrand compiled into `source` ([`Gpu::genz_malik_source`] for `T`). `centers` and
+    /// `halfwidths` hold `dims` values a region, region-major; `constants` are λ2, λ3, λ4, λ5
+    /// and λ2²/λ3² in `T`. The same call gives the same bits on every run.
+    pub fn genz_malik_of_source<T: Real>(
+        &self,
+        source: &str,
+        dims: usize,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        if dims < 2 || centers.len() % dims != 0 || halfwidths.len() != centers.len() {
+            return Err(GpuError::Invalid(format!(
+                "{} centers and {} half-widths are not regions of {dims} dimensions",
+                centers.len(),
+                halfwidths.len()
+            )));
+        }
+        let module = self
+            .compiler
+            .module(&format!("hpquad_genz_malik_{}.cu", T::NAME), source)?;
+        let kernel = RuleKernel::from_module(&module, T::NAME, dims)?;
+        let flat = |values: &[T]| -> Vec<f64> {
+            values
+                .iter()
+                .flat_map(|v| v.limbs()[..T::LIMBS].to_vec())
+                .collect()
+        };
+        let out = launch::genz_malik(
+            &self.stream,
+            &kernel,
+            &flat(centers),
+            &flat(halfwidths),
+            &flat(constants),
+        )?;
+        let sums: Vec<T> = out.sums.chunks_exact(T::LIMBS).map(T::from_limbs).collect();
+        let classes = sums
+            .chunks_exact(5)
+            .map(|c| [c[0], c[1], c[2], c[3], c[4]])
+            .collect();
+        let bad = out
+            .bad
+            .iter()
+            .enumerate()
+            .find_map(|(r, k)| k.map(|k| (r, k)));
+        Ok(RuleSums {
+            classes,
+            fourth: out.fourth,
+            bad,
+        })
+    }
+}
