@@ -25,7 +25,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     mark(&format!("kernel source generated ({} bytes)", source.len()));
     let h = Qd::from(1.0) / Qd::from(1024.0);
     let sum = gpu.uniform_sum_of_source(&source, Qd::from(0.0), h, 1, 2, 512)?;
-    mark(&format!("first sum (module loaded or compiled): {}", sum.0[0]));
+    mark(&format!(
+        "first sum (module loaded or compiled): {}",
+        sum.0[0]
+    ));
     gpu.uniform_sum_of_source(&source, Qd::from(0.0), h, 1, 2, 512)?;
     mark("second sum");
     Ok(())
