@@ -457,3 +457,255 @@ fn genz_families_in_f64_from_2_to_8_dimensions() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// dd and qd, determinism, the builder
+// ---------------------------------------------------------------------------------------------
+
+/// A polynomial of degree 5 over a box with bounds given as text (read in the working
+/// precision) is one region (both rules exact: the error is the rounding floor), exact to the
+/// precision: 30 digits in dd, 60 in qd.
+#[test]
+fn polynomials_over_a_box_to_the_precision_in_dd_and_qd() {
+    let lower = ["-3/8", "1/8", "0"];
+    let upper = ["1/2", "2", "3/4"];
+    // ∫ (x1^3 x2 x3 - 2 x1 x3 + x2^5): each term a product of one-dimensional integrals.
+    let mpfr_bound = |s: &str| -> Float {
+        let (p, q) = s.split_once('/').unwrap_or((s, "1"));
+        Float::with_val(BITS, dec(p) / dec(q))
+    };
+    let lo: Vec<Float> = lower.iter().map(|s| mpfr_bound(s)).collect();
+    let hi: Vec<Float> = upper.iter().map(|s| mpfr_bound(s)).collect();
+    let reference = monomial_integral(&[3, 1, 1], &lo, &hi)
+        - Float::with_val(BITS, monomial_integral(&[1, 0, 1], &lo, &hi) * 2)
+        + monomial_integral(&[0, 5, 0], &lo, &hi);
+    let source = "x1^3*x2*x3 - 2*x1*x3 + x2^5";
+    for (precision, tolerance, want) in [(Precision::Dd, 1e-29, 30.0), (Precision::Qd, 1e-60, 60.0)]
+    {
+        for schedule in [Schedule::Sequential, Schedule::Parallel] {
+            let est = Integral::with_dims(source, 3)
+                .expect("parses")
+                .box_bounds(&lower, &upper)
+                .method(Method::Cuhre { schedule })
+                .precision(precision)
+                .tolerance(tolerance)
+                .compute()
+                .expect("computes");
+            let got = match est.value {
+                hpquad::Value::Dd(x) => (digits(x, &reference), abs_error(x, &reference)),
+                hpquad::Value::Qd(x) => (digits(x, &reference), abs_error(x, &reference)),
+                hpquad::Value::F64(x) => (digits(x, &reference), abs_error(x, &reference)),
+            };
+            println!(
+                "{precision} {schedule}: {:.1} digits, estimate {:.1e}",
+                got.0, est.error
+            );
+            assert!(est.converged && est.evaluations == rule_points(3) as u64);
+            assert!(got.0 >= want, "{precision} {schedule}: {:.1} digits", got.0);
+            assert!(got.1 <= est.error, "dishonest");
+        }
+    }
+}
+
+/// |x1 - 1/2|^3 x2 x3 over [0, 1]^3: a piecewise polynomial of degree 5 that one split at
+/// x1 = 1/2 makes exact; the fourth differences must pick axis 1, and dd and qd reach their
+/// precision. ∫ = 2 (1/2)^4 / 4 · 1/2 · 1/2 = 1/128. The halves carry DCUHRE's parent term
+/// (their sum against the whole box's estimate), so they are split once more: 7 regions.
+#[test]
+fn a_kink_on_a_split_plane_is_found_and_integrated_to_the_precision() {
+    let reference = Float::with_val(BITS, 1) / 128;
+    for (precision, want) in [(Precision::Dd, 30.0), (Precision::Qd, 60.0)] {
+        let est = Integral::with_dims("abs(x1 - 0.5)^3 * x2 * x3", 3)
+            .expect("parses")
+            .over_box(&[0.0; 3], &[1.0; 3])
+            .method(Method::Cuhre {
+                schedule: Schedule::Sequential,
+            })
+            .precision(precision)
+            .tolerance(if precision == Precision::Dd {
+                1e-29
+            } else {
+                1e-60
+            })
+            .compute()
+            .expect("computes");
+        let (d, err) = match est.value {
+            hpquad::Value::Dd(x) => (digits(x, &reference), abs_error(x, &reference)),
+            hpquad::Value::Qd(x) => (digits(x, &reference), abs_error(x, &reference)),
+            hpquad::Value::F64(x) => (digits(x, &reference), abs_error(x, &reference)),
+        };
+        println!(
+            "{precision}: {d:.1} digits in {} evaluations",
+            est.evaluations
+        );
+        assert!(est.converged, "{precision}: {est}");
+        assert!(est.evaluations <= 7 * rule_points(3) as u64, "{est}");
+        assert!(d >= want && err <= est.error);
+    }
+}
+
+/// exp(x + y + z) over [0, 1]^3 = (e - 1)^3 in f64, dd and qd at 1e-12: honest and within the
+/// tolerance in every precision. (Thirty digits would take about 10^9 regions: the error
+/// estimate is the degree-5 rule's, h^6 per region.)
+#[test]
+fn exp_of_a_sum_in_every_precision() {
+    let e = Float::with_val(BITS, 1).exp();
+    let case = Case {
+        name: "exp(x1+x2+x3)".to_string(),
+        dims: 3,
+        expression: "exp(x1 + x2 + x3)".to_string(),
+        reference: Float::with_val(BITS, (e - 1u32).pow(3)),
+        tolerance: 1e-12,
+    };
+    let options = Options {
+        relative: Some(case.tolerance),
+        ..Options::default()
+    };
+    for schedule in [Schedule::Sequential, Schedule::Parallel] {
+        assert!(run_case::<f64>(&case, schedule, 2, &options).converged);
+        assert!(run_case::<Dd>(&case, schedule, 2, &options).converged);
+        assert!(run_case::<Qd>(&case, schedule, 2, &options).converged);
+    }
+}
+
+/// The same bits for 1 and 2 threads (and the sequential schedule's bits on every run).
+#[test]
+fn same_bits_for_any_thread_count() {
+    for case in genz_cases(4) {
+        let options = Options {
+            relative: Some(1e-5),
+            ..Options::default()
+        };
+        let one = run_case::<Dd>(&case, Schedule::Parallel, 1, &options);
+        let two = run_case::<Dd>(&case, Schedule::Parallel, 2, &options);
+        assert_eq!(one.value, two.value, "{}", case.name);
+        assert_eq!(one.error, two.error, "{}", case.name);
+        assert_eq!(one.evaluations, two.evaluations, "{}", case.name);
+    }
+}
+
+/// The evaluation cap: not converged, the error honest.
+#[test]
+fn the_cap_gives_an_honest_unconverged_estimate() {
+    let case = &genz_cases(5)[1];
+    let options = Options {
+        relative: Some(1e-12),
+        max_evaluations: 200_000,
+        ..Options::default()
+    };
+    for schedule in [Schedule::Sequential, Schedule::Parallel] {
+        let out = run_case::<f64>(case, schedule, 2, &options);
+        assert!(!out.converged && out.evaluations <= 200_000 && out.error.is_finite());
+    }
+}
+
+#[test]
+fn bad_boxes_and_methods_are_clear_errors() {
+    let message = |r: Result<hpquad::Estimate, Error>| r.expect_err("an error").to_string();
+    let f = || Integral::with_dims("x1*x2", 2).expect("parses");
+    let m = message(f().over_box(&[0.0], &[1.0, 1.0]).compute());
+    assert!(m.contains("1 lower and 2 upper"), "{m}");
+    let m = message(f().over_box(&[0.0, 0.0, 0.0], &[1.0, 1.0, 1.0]).compute());
+    assert!(m.contains("3 axes but the integrand has 2"), "{m}");
+    let m = message(f().over_box(&[0.0, 1.0], &[1.0, 0.5]).compute());
+    assert!(m.contains("axis 2 is reversed"), "{m}");
+    let m = message(f().over_box(&[0.0, 1.0], &[1.0, 1.0]).compute());
+    assert!(m.contains("axis 2 is empty"), "{m}");
+    let m = message(f().box_bounds(&["0", "0"], &["1", "1/"]).compute());
+    assert!(m.contains("axis 2"), "{m}");
+    let m = message(
+        f().over_box(&[0.0, 0.0], &[1.0, 1.0])
+            .method(Method::Romberg)
+            .compute(),
+    );
+    assert!(
+        m.contains("romberg integrates functions of one variable"),
+        "{m}"
+    );
+    let m = message(f().compute());
+    assert!(m.contains("give a box of 2 axes"), "{m}");
+    let m = message(
+        f().over_box(&[0.0, 0.0], &[1.0, f64::INFINITY])
+            .method(Method::Cuhre {
+                schedule: Schedule::Parallel,
+            })
+            .compute(),
+    );
+    assert!(m.contains("axis 2") && m.contains("finite"), "{m}");
+    // One dimension: CUHRE works as an adaptive 7-point rule.
+    let est = Integral::new("exp(x)")
+        .expect("parses")
+        .over(0.0..1.0)
+        .method(Method::Cuhre {
+            schedule: Schedule::Sequential,
+        })
+        .tolerance(1e-12)
+        .compute()
+        .expect("1-D");
+    assert!(est.converged && (est.value.to_f64() - (std::f64::consts::E - 1.0)).abs() < 1e-12);
+}
+
+#[test]
+fn the_command_line_takes_boxes() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpquad"))
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, out, _) = run(&[
+        "integrate",
+        "x1*x2*x3",
+        "--from",
+        "0,0,0",
+        "--to",
+        "1,1,2",
+        "-m",
+        "cuhre",
+        "-p",
+        "qd",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("0.5\n"), "{out}");
+    assert!(out.contains("regions evaluated"), "{out}");
+    let (code, out, _) = run(&[
+        "integrate",
+        "x1*x2*x3*x4",
+        "--from",
+        "0",
+        "--to",
+        "1",
+        "--dim",
+        "4",
+        "-p",
+        "f64",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("cuhre-parallel") && out.starts_with("0.0625"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["integrate", "x*y", "--from", "0,0", "--to", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--from gives 2 bounds and --to gives 1"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "integrate",
+        "x*y",
+        "--from",
+        "0,0",
+        "--to",
+        "1,1",
+        "--dim",
+        "3",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--dim 3 contradicts"), "{err}");
+}
