@@ -98,7 +98,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
         let mut error = 0.0f64.to_accumulator();
         for e in self.estimates.iter().filter(|e| e.live) {
             value = value + e.value.to_accumulator();
-            error = error + e.error.to_accumulator();
+            error += e.error.to_accumulator();
         }
         self.running_value = value;
         self.running_error = error;
@@ -129,7 +129,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
             children.push((right_lower, upper.to_vec(), depth, Some(k)));
             self.estimates[k].live = false;
             self.running_value = self.running_value + (-parent.value).to_accumulator();
-            self.running_error = self.running_error + (-parent.error).to_accumulator();
+            self.running_error += (-parent.error).to_accumulator();
         }
         self.evaluate(&children, parallel)
     }
@@ -224,7 +224,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
                 self.worklist.push(index, estimate.error);
             }
             self.running_value = self.running_value + estimate.value.to_accumulator();
-            self.running_error = self.running_error + estimate.error.to_accumulator();
+            self.running_error += estimate.error.to_accumulator();
             self.lower.extend_from_slice(lower);
             self.upper.extend_from_slice(upper);
             self.estimates.push(estimate);
