@@ -13,7 +13,7 @@ use crate::expr::Expr;
 use crate::gpu::{GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{
-    auto, gauss_kronrod, gauss_legendre, pbcaq, richardson, romberg, tanh_sinh, trapezoid,
+    auto, cuhre, gauss_kronrod, gauss_legendre, pbcaq, richardson, romberg, tanh_sinh, trapezoid,
     Interval, Options, Outcome,
 };
 use crate::options::{Device, Method, Precision};
@@ -102,6 +102,8 @@ pub struct Integral<F> {
     integrand: F,
     lower: Option<Bound>,
     upper: Option<Bound>,
+    /// The box's lower and upper bounds, one per axis (n-dimensional integrals).
+    axes: Option<(Vec<Bound>, Vec<Bound>)>,
     method: Method,
     precision: Precision,
     device: Device,
@@ -114,6 +116,27 @@ impl Integral<Expr> {
     /// literals are exact in the working precision.
     pub fn new(source: &str) -> Result<Integral<Expr>> {
         Ok(Integral::from_integrand(Expr::parse(source, 1)?))
+    }
+}
+
+impl Integral<Expr> {
+    /// The integral of an expression in `dims` variables, x1..xn (also x, y, z for n ≤ 3),
+    /// over a box ([`Integral::over_box`], [`Integral::box_bounds`]):
+    ///
+    /// ```
+    /// use hpquad::{Integral, Method};
+    /// use hpquad::methods::cuhre::Schedule;
+    ///
+    /// let est = Integral::with_dims("x1 * x2^2 * x3^3", 3)?
+    ///     .over_box(&[0.0, 0.0, 0.0], &[1.0, 1.0, 1.0])
+    ///     .method(Method::Cuhre { schedule: Schedule::Parallel })
+    ///     .tolerance(1e-12)
+    ///     .compute()?;
+    /// assert!((est.value.to_f64() - 1.0 / 24.0).abs() < 1e-14);
+    /// # Ok::<(), hpquad::Error>(())
+    /// ```
+    pub fn with_dims(source: &str, dims: usize) -> Result<Integral<Expr>> {
+        Ok(Integral::from_integrand(Expr::parse(source, dims)?))
     }
 }
 
@@ -132,6 +155,7 @@ impl<F: Integrand> Integral<F> {
             integrand,
             lower: None,
             upper: None,
+            axes: None,
             method: Method::default(),
             precision: Precision::default(),
             device: Device::default(),
@@ -152,6 +176,23 @@ impl<F: Integrand> Integral<F> {
     pub fn bounds(mut self, lower: &str, upper: &str) -> Self {
         self.lower = Some(Bound::text(lower));
         self.upper = Some(Bound::text(upper));
+        self
+    }
+
+    /// Integrates over the box [lower[0], upper[0]] × ... × [lower[n-1], upper[n-1]], one pair
+    /// of bounds per variable of the integrand; each axis must run from its lower to a larger
+    /// upper bound.
+    pub fn over_box(mut self, lower: &[f64], upper: &[f64]) -> Self {
+        let bounds = |xs: &[f64]| xs.iter().map(|&x| Bound::F64(x)).collect();
+        self.axes = Some((bounds(lower), bounds(upper)));
+        self
+    }
+
+    /// [`Integral::over_box`] with each bound given as text and read in the working precision
+    /// (`"1/3"` is 1/3 to 62 digits in qd), like [`Integral::bounds`].
+    pub fn box_bounds(mut self, lower: &[&str], upper: &[&str]) -> Self {
+        let bounds = |xs: &[&str]| xs.iter().map(|x| Bound::text(x)).collect();
+        self.axes = Some((bounds(lower), bounds(upper)));
         self
     }
 
@@ -249,9 +290,17 @@ impl<F: Integrand> Integral<F> {
     where
         Value: From<T>,
     {
+        if let Some(schedule) = self.cubature() {
+            return self.estimate_box::<T>(backend, schedule);
+        }
+        // A box of one axis is an interval.
+        let (lower, upper) = match &self.axes {
+            Some((lower, upper)) => (lower.first(), upper.first()),
+            None => (self.lower.as_ref(), self.upper.as_ref()),
+        };
         let interval = Interval::new(
-            self.bound::<T>("lower", self.lower.as_ref())?,
-            self.bound::<T>("upper", self.upper.as_ref())?,
+            self.bound::<T>("lower", lower)?,
+            self.bound::<T>("upper", upper)?,
         );
         let f = &self.integrand;
         let options = &self.options;
@@ -270,6 +319,7 @@ impl<F: Integrand> Integral<F> {
                 let config = pbcaq::Config::new(scheme).with_rule(rule);
                 pbcaq::pbcaq(f, backend, interval, &config, options)?
             }
+            Method::Cuhre { .. } => unreachable!("cubature runs in estimate_box"),
             Method::Auto => {
                 let (outcome, choice) = auto::auto(f, backend, interval, options)?;
                 let mut estimate = Estimate::from_outcome(outcome, choice.method);
@@ -278,6 +328,65 @@ impl<F: Integrand> Integral<F> {
             }
         };
         Ok(Estimate::from_outcome(outcome, self.method))
+    }
+
+    /// The schedule of CUHRE when it runs: asked for by name, or chosen by [`Method::Auto`]
+    /// for an integrand of several variables.
+    fn cubature(&self) -> Option<cuhre::Schedule> {
+        match self.method {
+            Method::Cuhre { schedule } => Some(schedule),
+            Method::Auto if self.integrand.dims() > 1 => Some(cuhre::Schedule::Parallel),
+            _ => None,
+        }
+    }
+
+    /// Runs CUHRE in precision `T` over the box (or the interval, as a box of one axis).
+    fn estimate_box<T: Real>(
+        &self,
+        backend: &HybridBackend,
+        schedule: cuhre::Schedule,
+    ) -> Result<Estimate>
+    where
+        Value: From<T>,
+    {
+        let (lower, upper) = match &self.axes {
+            Some((lower, upper)) => {
+                let parse = |which, bounds: &[Bound]| -> Result<Vec<T>> {
+                    (0..bounds.len())
+                        .map(|k| {
+                            self.bound::<T>(which, Some(&bounds[k]))
+                                .map_err(|e| match e {
+                                    Error::InvalidBound {
+                                        which,
+                                        text,
+                                        reason,
+                                    } => Error::InvalidBound {
+                                        which,
+                                        text,
+                                        reason: format!("axis {}: {reason}", k + 1),
+                                    },
+                                    e => e,
+                                })
+                        })
+                        .collect()
+                };
+                (parse("lower", lower)?, parse("upper", upper)?)
+            }
+            None => (
+                vec![self.bound::<T>("lower", self.lower.as_ref())?],
+                vec![self.bound::<T>("upper", self.upper.as_ref())?],
+            ),
+        };
+        let region = cuhre::Hyperbox::new(lower, upper)?;
+        let outcome = cuhre::cuhre(&self.integrand, backend, &region, schedule, &self.options)?;
+        let mut estimate = Estimate::from_outcome(outcome, Method::Cuhre { schedule });
+        if self.method == Method::Auto {
+            estimate.reason = Some(format!(
+                "the integrand has {} variables: CUHRE is the n-dimensional method",
+                self.integrand.dims()
+            ));
+        }
+        Ok(estimate)
     }
 
     /// A bound in precision `T`.
@@ -332,13 +441,50 @@ impl<F: Integrand> Integral<F> {
                 ),
             });
         }
-        if self.integrand.dims() != 1 {
+        self.validate_box()
+    }
+
+    /// Refuses a box that does not fit the integrand, and n-D integrands for 1-D methods.
+    fn validate_box(&self) -> Result<()> {
+        let dims = self.integrand.dims();
+        if let Some((lower, upper)) = &self.axes {
+            let reason = if lower.len() != upper.len() {
+                format!(
+                    "{} lower and {} upper bounds were given; give one of each per axis",
+                    lower.len(),
+                    upper.len()
+                )
+            } else if lower.len() != dims {
+                format!(
+                    "the box has {} axes but the integrand has {dims} variables",
+                    lower.len()
+                )
+            } else {
+                String::new()
+            };
+            if !reason.is_empty() {
+                return Err(Error::InvalidOption {
+                    option: "box",
+                    reason,
+                });
+            }
+        }
+        if dims != 1 && self.cubature().is_none() {
             return Err(Error::InvalidOption {
-                option: "integrand",
+                option: "method",
                 reason: format!(
-                    "these methods integrate functions of one variable, but the integrand has \
-                     {}",
-                    self.integrand.dims()
+                    "{} integrates functions of one variable, but the integrand has {dims}; \
+                     cuhre and cuhre-parallel integrate over n-dimensional boxes",
+                    self.method
+                ),
+            });
+        }
+        if dims > 1 && self.axes.is_none() {
+            return Err(Error::InvalidOption {
+                option: "box",
+                reason: format!(
+                    "the integrand has {dims} variables; give a box of {dims} axes with \
+                     .over_box(..) or .box_bounds(..)"
                 ),
             });
         }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::methods::cuhre::Schedule;
 use crate::methods::pbcaq::{IntervalRule, Scheme};
 
 /// The integration method.
@@ -43,8 +44,16 @@ pub enum Method {
         /// The pair of rules on each interval.
         rule: IntervalRule,
     },
+    /// Adaptive cubature over an n-dimensional box (CUHRE with the Genz–Malik rule; see
+    /// [`crate::methods::cuhre`]): one region split at a time on the calling thread
+    /// (`Sequential`, the paper's Algorithm 1), or a batch of the worst a round, evaluated by
+    /// the backend (`Parallel`).
+    Cuhre {
+        /// How the regions are split.
+        schedule: Schedule,
+    },
     /// Chosen per call from the interval and a short probe of the integrand; the estimate
-    /// records which method ran and why.
+    /// records which method ran and why. With more than one variable: CUHRE in rounds.
     #[default]
     Auto,
 }
@@ -64,6 +73,7 @@ impl fmt::Display for Method {
                 IntervalRule::GaussKronrod => write!(f, "{scheme}"),
                 IntervalRule::TrapezoidSimpson => write!(f, "{scheme} ({})", rule.name()),
             },
+            Method::Cuhre { schedule } => write!(f, "{schedule}"),
             Method::Auto => f.write_str("auto"),
         }
     }

@@ -1,5 +1,6 @@
 //! `hpquad integrate EXPR --from A --to B`: one integral, any method, precision and device.
 
+use hpquad::methods::cuhre::Schedule;
 use hpquad::methods::pbcaq::{IntervalRule, Scheme, DEFAULT_SEED};
 use hpquad::{Device, Estimate, Integral, Method, Precision};
 
@@ -43,6 +44,12 @@ pub enum MethodName {
     PbcaqS,
     /// PBCAQ with the expansion step when ln(tolerance / error) leaves room for it.
     PbcaqG,
+    /// n-D adaptive cubature (CUHRE, Genz-Malik rule), one region split at a time on one
+    /// thread (the baseline).
+    Cuhre,
+    /// n-D adaptive cubature (CUHRE), a batch of the worst regions split a round, evaluated on
+    /// all threads.
+    CuhreParallel,
 }
 
 /// The rule pair on each interval of the adaptive family (caq ... pbcaq-g).
@@ -61,14 +68,20 @@ pub enum RuleName {
                         (the estimate and its error are still printed)."
 )]
 pub struct IntegrateArgs {
-    /// The integrand in x, e.g. "exp(2*x)*sin(3*x)".
+    /// The integrand in x, e.g. "exp(2*x)*sin(3*x)"; in x1..xn (or x, y, z) over a box.
     pub expression: String,
-    /// Lower bound, parsed in the working precision ("0", "pi/4", "1e-6", "-inf").
+    /// Lower bound, parsed in the working precision ("0", "pi/4", "1e-6", "-inf"); for a box,
+    /// one per axis separated by commas ("0,0,0").
     #[arg(long, allow_hyphen_values = true)]
     pub from: String,
-    /// Upper bound, parsed in the working precision ("inf" for an infinite range).
+    /// Upper bound, parsed in the working precision ("inf" for an infinite range); for a box,
+    /// one per axis ("1,1,1").
     #[arg(long, allow_hyphen_values = true)]
     pub to: String,
+    /// The number of variables: with one --from and one --to, the hypercube of that many axes
+    /// [default: the number of bounds given].
+    #[arg(long)]
+    pub dim: Option<usize>,
     /// Integration method.
     #[arg(long, short, value_enum, default_value = "auto")]
     pub method: MethodName,
@@ -137,10 +150,27 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         MethodName::PbcaqR => adaptive(args, Scheme::PbcaqR { seed: args.seed }),
         MethodName::PbcaqS => adaptive(args, Scheme::PbcaqS),
         MethodName::PbcaqG => adaptive(args, Scheme::PbcaqG),
+        MethodName::Cuhre => Method::Cuhre {
+            schedule: Schedule::Sequential,
+        },
+        MethodName::CuhreParallel => Method::Cuhre {
+            schedule: Schedule::Parallel,
+        },
     };
-    let mut integral = Integral::new(&args.expression)
-        .map_err(CliError::input)?
-        .bounds(&args.from, &args.to)
+    let (lower, upper) = box_bounds(args)?;
+    let dims = lower.len();
+    let integral = if lower.len() == 1 && args.dim.is_none() {
+        Integral::new(&args.expression)
+            .map_err(CliError::input)?
+            .bounds(&args.from, &args.to)
+    } else {
+        let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+        let upper: Vec<&str> = upper.iter().map(String::as_str).collect();
+        Integral::with_dims(&args.expression, lower.len())
+            .map_err(CliError::input)?
+            .box_bounds(&lower, &upper)
+    };
+    let mut integral = integral
         .method(method)
         .precision(args.precision)
         .device(args.device);
@@ -169,7 +199,7 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
     if args.json {
         say!("{}", to_json(args, &estimate));
     } else {
-        print_text(&estimate);
+        print_text(&estimate, dims);
     }
     if estimate.converged {
         Ok(0)
@@ -183,6 +213,55 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
     }
 }
 
+/// The bounds of --from and --to, one per axis: comma-separated lists of equal length, or
+/// one of each repeated --dim times.
+fn box_bounds(args: &IntegrateArgs) -> Result<(Vec<String>, Vec<String>), CliError> {
+    let split =
+        |text: &str| -> Vec<String> { text.split(',').map(|s| s.trim().to_string()).collect() };
+    let (mut lower, mut upper) = (split(&args.from), split(&args.to));
+    let bad = |message: String| {
+        Err(CliError::input(hpquad::Error::InvalidOption {
+            option: "box",
+            reason: message,
+        }))
+    };
+    if let Some((k, _)) = lower
+        .iter()
+        .chain(&upper)
+        .enumerate()
+        .find(|(_, s)| s.is_empty())
+    {
+        let (flag, axis) = if k < lower.len() {
+            ("--from", k + 1)
+        } else {
+            ("--to", k - lower.len() + 1)
+        };
+        return bad(format!("{flag} has an empty bound for axis {axis}"));
+    }
+    if lower.len() != upper.len() {
+        return bad(format!(
+            "--from gives {} bounds and --to gives {}; give one of each per axis",
+            lower.len(),
+            upper.len()
+        ));
+    }
+    if let Some(dim) = args.dim {
+        if dim == 0 {
+            return bad("--dim 0: give at least one axis".to_string());
+        }
+        if lower.len() == 1 {
+            lower = vec![lower[0].clone(); dim];
+            upper = vec![upper[0].clone(); dim];
+        } else if lower.len() != dim {
+            return bad(format!(
+                "--dim {dim} contradicts the box of {} axes given by --from and --to",
+                lower.len()
+            ));
+        }
+    }
+    Ok((lower, upper))
+}
+
 /// A member of the adaptive family with the rule pair of --rule.
 fn adaptive(args: &IntegrateArgs, scheme: Scheme) -> Method {
     let rule = match args.rule {
@@ -192,7 +271,7 @@ fn adaptive(args: &IntegrateArgs, scheme: Scheme) -> Method {
     Method::Adaptive { scheme, rule }
 }
 
-fn print_text(estimate: &Estimate) {
+fn print_text(estimate: &Estimate, dims: usize) {
     say!("{}", estimate.value);
     say!(
         "error estimate {:.1e}, {} evaluations, {} levels, {:.3} s, {}, {}, {}",
@@ -204,6 +283,15 @@ fn print_text(estimate: &Estimate) {
         estimate.value.precision(),
         devices_used(estimate)
     );
+    if let Method::Cuhre { .. } = estimate.method {
+        let per_region = hpquad::methods::cuhre::rule_points(dims) as u64;
+        say!(
+            "{} regions evaluated ({} points each) in {} steps",
+            estimate.evaluations / per_region,
+            per_region,
+            estimate.levels
+        );
+    }
     if let Some(reason) = &estimate.reason {
         say!("auto chose {}: {reason}", estimate.method);
     }

@@ -1,0 +1,303 @@
+//! The subregions of a CUHRE run: their bounds, estimates and split axes (the paper's 4-tuples
+//! ([x, y], I, ε, κ)), the priority queue on ε, the running totals I_g and ε_g, and the split
+//! of a region in two along its axis with the children's estimates.
+//!
+//! After a split the children's errors are checked against the parent as DCUHRE does
+//! (Berntsen, Espelid and Genz 1991, routine DADHRE; the same in Hahn's Cuba `Cuhre`): with
+//! d = |I_left + I_right - I_parent| / 4 and e = ε_left + ε_right, both children's errors are
+//! scaled by 1 + 2d/e and raised by d. Where the rules agreed by accident on a region that
+//! the finer pair contradicts, this lifts the estimate to the contradiction; on a smooth
+//! integrand d falls as h^8 against the rules' h^6, so it costs nothing asymptotically.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use precision::Real;
+
+use super::genz_malik::GenzMalik;
+use crate::backend::{check_finite, Backend};
+use crate::error::Result;
+use crate::integrand::Integrand;
+use crate::methods::adaptive::{splittable, Worklist};
+use crate::methods::Stage;
+
+/// The factor on |I7 - I5|: the rules' difference judges a region by its degree-5 part, and
+/// where the integrand has a kink or a jump inside the region the two rules can miss it by a
+/// similar amount (the C0 family in two dimensions did, by 10% at 45 regions); 5 keeps every
+/// case of `tests/cuhre.rs` honest. On smooth integrands the estimate is pessimistic anyway
+/// (h^6 against the degree-7 rule's h^8), so the factor costs 5^(n/6) in regions at most.
+pub const SAFETY: f64 = 5.0;
+
+/// One subregion's estimate.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Estimate<T> {
+    pub value: T,
+    pub error: f64,
+    /// The axis to split along (κ), or `None` when no axis can be halved.
+    pub axis: Option<usize>,
+    /// Halvings from the whole box.
+    pub depth: u32,
+    /// False once split (its children replace it).
+    pub live: bool,
+}
+
+/// The regions of one run and what it has spent.
+pub(super) struct Regions<'a, T: Real, F, B> {
+    pub f: &'a F,
+    pub backend: &'a B,
+    pub rule: GenzMalik<T>,
+    dims: usize,
+    /// Bounds of region k: lower[k*dims..(k+1)*dims], upper likewise.
+    lower: Vec<T>,
+    upper: Vec<T>,
+    pub estimates: Vec<Estimate<T>>,
+    /// The live regions that may still be split, worst first.
+    pub worklist: Worklist,
+    /// I_g and ε_g, updated at each split (compensated: f64's accumulator is double-double).
+    running_value: T::Accumulator,
+    running_error: <f64 as Real>::Accumulator,
+    pub evaluations: u64,
+    pub rounds: u32,
+    pub stages: Vec<Stage>,
+    /// The device of the sequential schedule's steps.
+    serial: Arc<str>,
+}
+
+impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
+    pub fn new(f: &'a F, backend: &'a B, dims: usize) -> Regions<'a, T, F, B> {
+        Regions {
+            f,
+            backend,
+            rule: GenzMalik::new(dims),
+            dims,
+            lower: Vec::new(),
+            upper: Vec::new(),
+            estimates: Vec::new(),
+            worklist: Worklist::default(),
+            running_value: T::zero().to_accumulator(),
+            running_error: 0.0f64.to_accumulator(),
+            evaluations: 0,
+            rounds: 0,
+            stages: Vec::new(),
+            serial: Arc::from("cpu (1 thread, calling)"),
+        }
+    }
+
+    /// The running totals (I_g, ε_g).
+    pub fn running(&self) -> (T, f64) {
+        (
+            T::from_accumulator(self.running_value),
+            f64::from_accumulator(self.running_error),
+        )
+    }
+
+    /// The totals summed afresh over the live regions in the order they were made (a fixed
+    /// order: the steps depend only on the numbers); the running totals are reset to them.
+    pub fn resum(&mut self) -> (T, f64) {
+        let mut value = T::zero().to_accumulator();
+        let mut error = 0.0f64.to_accumulator();
+        for e in self.estimates.iter().filter(|e| e.live) {
+            value = value + e.value.to_accumulator();
+            error += e.error.to_accumulator();
+        }
+        self.running_value = value;
+        self.running_error = error;
+        self.running()
+    }
+
+    /// Evaluates the whole box as the first region.
+    pub fn start(&mut self, lower: &[T], upper: &[T], parallel: bool) -> Result<()> {
+        self.evaluate(&[(lower.to_vec(), upper.to_vec(), 0, None)], parallel)
+    }
+
+    /// Splits the regions `taken` in two along their axes and evaluates all the children's
+    /// points in one batch: by the backend (`parallel`) or on the calling thread.
+    pub fn split(&mut self, taken: &[usize], parallel: bool) -> Result<()> {
+        let n = self.dims;
+        let mut children = Vec::with_capacity(2 * taken.len());
+        for &k in taken {
+            let parent = self.estimates[k];
+            let Some(axis) = parent.axis else { continue };
+            let lower = &self.lower[k * n..(k + 1) * n];
+            let upper = &self.upper[k * n..(k + 1) * n];
+            let middle = (lower[axis] + upper[axis]).ldexp(-1);
+            let (mut left_upper, mut right_lower) = (upper.to_vec(), lower.to_vec());
+            left_upper[axis] = middle;
+            right_lower[axis] = middle;
+            let depth = parent.depth + 1;
+            children.push((lower.to_vec(), left_upper, depth, Some(k)));
+            children.push((right_lower, upper.to_vec(), depth, Some(k)));
+            self.estimates[k].live = false;
+            self.running_value = self.running_value + (-parent.value).to_accumulator();
+            self.running_error += (-parent.error).to_accumulator();
+        }
+        self.evaluate(&children, parallel)
+    }
+
+    /// Applies the rule to `regions` = (lower, upper, depth, parent), one evaluation of all
+    /// their points, and files them.
+    #[allow(clippy::type_complexity)]
+    fn evaluate(
+        &mut self,
+        regions: &[(Vec<T>, Vec<T>, u32, Option<usize>)],
+        parallel: bool,
+    ) -> Result<()> {
+        let n = self.dims;
+        let per_region = self.rule.points();
+        let mut points = Vec::with_capacity(regions.len() * per_region * n);
+        let mut halves = Vec::with_capacity(regions.len() * n);
+        for (lower, upper, _, _) in regions {
+            let center: Vec<T> = lower
+                .iter()
+                .zip(upper)
+                .map(|(&a, &b)| (a + b).ldexp(-1))
+                .collect();
+            let half: Vec<T> = lower
+                .iter()
+                .zip(upper)
+                .map(|(&a, &b)| (b - a).ldexp(-1))
+                .collect();
+            self.rule.abscissae(&center, &half, &mut points);
+            halves.extend(half);
+        }
+        let start = Instant::now();
+        let count = regions.len() * per_region;
+        let (values, device) = if parallel {
+            let device = self.backend.device_for_points::<T, F>(self.f, count);
+            (self.backend.evaluate(self.f, &points)?, device)
+        } else {
+            (serial_values(self.f, &points, n), self.serial.clone())
+        };
+        check_finite(&points, &values)?;
+        self.evaluations += count as u64;
+        self.rounds += 1;
+
+        // Children come in pairs from one parent: the parent check needs both.
+        let mut made: Vec<Estimate<T>> = Vec::with_capacity(regions.len());
+        let mut floors = Vec::with_capacity(regions.len());
+        for (r, (lower, upper, depth, _)) in regions.iter().enumerate() {
+            let half = &halves[r * n..(r + 1) * n];
+            let rule = self
+                .rule
+                .apply(half, &values[r * per_region..(r + 1) * per_region]);
+            let axis = choose_axis(
+                &rule.fourth_differences,
+                &rule.difference_noise,
+                lower,
+                upper,
+            );
+            made.push(Estimate {
+                value: rule.value,
+                error: SAFETY * rule.difference,
+                axis,
+                depth: *depth,
+                live: true,
+            });
+            floors.push(rule.floor);
+        }
+        for (pair, chunk) in regions.chunks(2).zip(made.chunks_mut(2)) {
+            if let ([(.., Some(parent)), _], [left, right]) = (pair, chunk) {
+                let parent = self.estimates[*parent];
+                let d = ((left.value + right.value - parent.value).abs().to_f64()) / 4.0;
+                let e = left.error + right.error;
+                if e > 0.0 {
+                    let c = 1.0 + 2.0 * d / e;
+                    left.error *= c;
+                    right.error *= c;
+                }
+                left.error += d;
+                right.error += d;
+            }
+        }
+        let mut deepest = 0;
+        for ((lower, upper, depth, _), (mut estimate, floor)) in
+            regions.iter().zip(made.into_iter().zip(floors))
+        {
+            estimate.error = estimate.error.max(floor);
+            // Final: its error is rounding (within twice the floor: halving would not bring
+            // it down), or no axis can be halved.
+            if estimate.error <= 2.0 * floor {
+                estimate.axis = None;
+            }
+            let index = self.estimates.len();
+            if estimate.axis.is_some() {
+                self.worklist.push(index, estimate.error);
+            }
+            self.running_value = self.running_value + estimate.value.to_accumulator();
+            self.running_error += estimate.error.to_accumulator();
+            self.lower.extend_from_slice(lower);
+            self.upper.extend_from_slice(upper);
+            self.estimates.push(estimate);
+            deepest = deepest.max(*depth);
+        }
+        self.record(deepest, count as u64, device, start.elapsed());
+        Ok(())
+    }
+
+    /// Adds a step to the record, into the last stage when it ran at the same depth on the
+    /// same device.
+    fn record(&mut self, level: u32, points: u64, device: Arc<str>, elapsed: Duration) {
+        if let Some(last) = self.stages.last_mut() {
+            if last.level == level && last.device == device {
+                last.points += points;
+                last.elapsed += elapsed;
+                return;
+            }
+        }
+        self.stages.push(Stage {
+            level,
+            points,
+            device,
+            elapsed,
+        });
+    }
+}
+
+/// κ: the axis of the largest fourth difference among those that can be halved; differences
+/// within their rounding noise of the largest count as equal, and then the widest axis wins
+/// (so that a region where f is near-quadratic along every axis is cut across its longest
+/// side), the first among equals.
+fn choose_axis<T: Real>(
+    differences: &[f64],
+    noise: &[f64],
+    lower: &[T],
+    upper: &[T],
+) -> Option<usize> {
+    let can = |k: usize| splittable(lower[k], upper[k]);
+    let largest = (0..differences.len())
+        .filter(|&k| can(k))
+        .map(|k| differences[k])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let width = |k: usize| (upper[k] - lower[k]).to_f64();
+    let mut best: Option<usize> = None;
+    for k in (0..differences.len()).filter(|&k| can(k)) {
+        let tied = largest - differences[k] <= noise[k].max(1e-12 * largest);
+        if tied && best.map_or(true, |b| width(k) > width(b)) {
+            best = Some(k);
+        }
+    }
+    best
+}
+
+/// The points a batch on the calling thread holds at most (the CPU backend's chunk).
+const SERIAL_CHUNK: usize = 512;
+
+/// f at the point-major `points` of `dims` coordinates, on the calling thread, in chunks as
+/// the CPU backend evaluates them (each value is the integrand's at its point alone).
+fn serial_values<T: Real, F: Integrand>(f: &F, points: &[T], dims: usize) -> Vec<T> {
+    let count = points.len() / dims;
+    let mut values = vec![T::zero(); count];
+    let mut columns: Vec<Vec<T>> = vec![Vec::with_capacity(SERIAL_CHUNK); dims];
+    for (xs, ys) in points
+        .chunks(SERIAL_CHUNK * dims)
+        .zip(values.chunks_mut(SERIAL_CHUNK))
+    {
+        for (d, column) in columns.iter_mut().enumerate() {
+            column.clear();
+            column.extend(xs.iter().skip(d).step_by(dims));
+        }
+        let refs: Vec<&[T]> = columns.iter().map(Vec::as_slice).collect();
+        f.eval_batch(&refs, ys);
+    }
+    values
+}
