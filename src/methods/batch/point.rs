@@ -39,7 +39,10 @@ impl<'a, T: Real> PointEval<'a, T> {
             }
             let v = |i: Slot| s[i.index()];
             s[k] = match *op {
-                Op::Var(d) => vars.get(d).copied().unwrap_or_else(|| T::from_f64(f64::NAN)),
+                Op::Var(d) => vars
+                    .get(d)
+                    .copied()
+                    .unwrap_or_else(|| T::from_f64(f64::NAN)),
                 Op::Const(_) => continue,
                 Op::Neg(a) => -v(a),
                 Op::Add(a, b) => v(a) + v(b),
@@ -66,8 +69,9 @@ mod tests {
 
     #[test]
     fn agrees_with_the_batch_evaluator() {
-        let f = Expr::parse_with_parameters("exp(-p*x^2) + sin(pi/3*x)/(1+q) + 0.1", 1, &["p", "q"])
-            .unwrap();
+        let f =
+            Expr::parse_with_parameters("exp(-p*x^2) + sin(pi/3*x)/(1+q) + 0.1", 1, &["p", "q"])
+                .unwrap();
         let mut point = PointEval::<Qd>::new(f.tape());
         for (x, p, q) in [(0.5, 2.0, 3.0), (1.25, 0.1, -0.5), (-2.0, 7.0, 0.0)] {
             let vars = [Qd::from(x), Qd::from(p), Qd::from(q)];

@@ -50,7 +50,15 @@ pub fn adaptive_simpson<T: Real>(
     let width = b - a;
     let h = width * T::parse_decimal("0.13579").unwrap_or_else(|_| T::from_f64(0.13579));
     let two = T::from_i64(2);
-    let x = [a, a + h, a + two * h, (a + b).ldexp(-1), b - two * h, b - h, b];
+    let x = [
+        a,
+        a + h,
+        a + two * h,
+        (a + b).ldexp(-1),
+        b - two * h,
+        b - h,
+        b,
+    ];
     let mut evaluations = 0u64;
     let mut y = [T::zero(); 7];
     y[0] = at_end(f, a, width, &mut evaluations)?;
