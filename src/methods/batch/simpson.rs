@@ -17,7 +17,9 @@
 //! applies to each panel; here it is max(absolute, relative · |Q₀|), Q₀ the Simpson sum of
 //! the three starting panels. The error reported is Σ |Q2 − Q| over the accepted panels, the
 //! quantity each was tested on; the integral converged when no panel hit the minimum width,
-//! the depth or the evaluation cap, and that sum meets the tolerance.
+//! the depth or the evaluation cap, no end had to be sampled inside (a singularity there is
+//! invisible to the estimate: log x on [0, 1] ends 7e-6 off with a sum of 4e-7), and that
+//! sum meets the tolerance.
 
 use precision::Real;
 
@@ -70,6 +72,8 @@ pub fn adaptive_simpson<T: Real>(
         }
     }
     y[6] = at_end(f, b, -width, &mut evaluations)?;
+    // An end sampled just inside is a singularity that the panels' estimates do not see.
+    let nudged = evaluations > 7;
 
     let six = T::from_i64(6);
     let mut q0 = T::zero();
@@ -170,6 +174,6 @@ pub fn adaptive_simpson<T: Real>(
         value,
         error,
         evaluations,
-        converged: complete && tolerance.is_met(error, value.to_f64()),
+        converged: complete && !nudged && tolerance.is_met(error, value.to_f64()),
     })
 }
