@@ -431,3 +431,77 @@ fn clear_errors() {
     assert!(matches!(results[0], Err(Error::InvalidBound { .. })));
     assert!((ok(&results[1]).value.to_f64() - 0.5).abs() < 1e-15);
 }
+
+/// `hpquad integrate --param ... --out`: one CSV line per integral with the parameters as
+/// given, values that match the closed form, a failing member in its line and exit code 3.
+#[test]
+fn command_line_sweep_writes_one_line_per_integral() {
+    let dir = std::env::temp_dir().join(format!("hpquad-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("results.csv");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hpquad"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let status = run(&[
+        "integrate",
+        "exp(-p*x)",
+        "--from",
+        "0",
+        "--to",
+        "1",
+        "--param",
+        "p=1:3:3",
+        "--precision",
+        "dd",
+        "--tol",
+        "1e-25",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(status.status.code(), Some(0), "{status:?}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "p,value,error_estimate,evaluations,converged,failure"
+    );
+    assert_eq!(lines.len(), 4);
+    for (line, p) in lines[1..].iter().zip([1.0, 2.0, 3.0]) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let value = Float::with_val(BITS, Float::parse(cells[1]).unwrap());
+        let p = f(p);
+        let reference = (f(1.0) - (-p.clone()).exp()) / p;
+        let relative =
+            Float::with_val(BITS, value - &reference).abs().to_f64() / reference.to_f64();
+        assert!(relative < 1e-25, "{line}: {relative:e}");
+        assert_eq!(cells[4], "true");
+    }
+    let csv = dir.join("values.csv");
+    std::fs::write(&csv, "c\n-1\n0.5\n").unwrap();
+    let status = run(&[
+        "integrate",
+        "log(x - c)",
+        "--from",
+        "0",
+        "--to",
+        "1",
+        "--param",
+        &format!("c=@{}", csv.display()),
+        "--precision",
+        "f64",
+    ]);
+    assert_eq!(status.status.code(), Some(3));
+    let stdout = String::from_utf8(status.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[1].starts_with("-1,0.386294361119890"), "{}", lines[1]);
+    assert!(
+        lines[2].starts_with("0.5,,,,false,\"the integrand is NaN"),
+        "{}",
+        lines[2]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
