@@ -6,6 +6,7 @@
 //! is the interface a device implements.
 
 pub mod backend;
+mod batch;
 pub mod bench;
 pub mod cpu;
 mod error;
@@ -18,9 +19,11 @@ pub mod methods;
 mod options;
 pub mod rules;
 
+pub use batch::{Batch, BatchEstimate, ParamValue};
 pub use error::{Error, Result};
 pub use estimate::{Estimate, Value};
 pub use integral::Integral;
+pub use methods::batch::BatchMethod;
 pub use methods::Stage;
 pub use options::{Device, Method, Precision};
 pub use precision;

@@ -126,9 +126,20 @@ pub struct IntegrateArgs {
     /// Print the estimate as JSON, the value as a full-precision decimal string.
     #[arg(long)]
     pub json: bool,
+    /// Many integrals at once: --param and what goes with it (see `sweep.rs`).
+    #[command(flatten)]
+    pub sweep: super::sweep::SweepArgs,
 }
 
 pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
+    if args.sweep.is_sweep() {
+        return super::sweep::run(args);
+    }
+    if args.sweep.out.is_some() {
+        return Err(CliError::input(
+            "--out writes the integrals of a sweep; give the parameters with --param",
+        ));
+    }
     let method = match args.method {
         MethodName::Trapezoid => Method::Trapezoid {
             intervals: args.intervals,

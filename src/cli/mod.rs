@@ -19,6 +19,7 @@ mod format;
 mod integrate;
 mod pi;
 mod progress;
+mod sweep;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -13,6 +13,8 @@
 //!   `powf`.
 //! - Variables: `x1 .. xn` for an n-dimensional domain; for up to three dimensions also `x`,
 //!   `y`, `z` (= `x1`, `x2`, `x3`).
+//! - Parameters: names declared with [`Expr::parse_with_parameters`] (`p`, `sigma`), read
+//!   after the coordinates: a batch of integrals gives each its own values.
 //! - Constants: `pi`, `e`.
 //! - Functions of one argument, with their aliases: `sqrt`, `cbrt`, `exp`, `expm1` (`exp_m1`),
 //!   `ln` (`log`, natural), `log1p` (`ln1p`, `ln_1p`), `log2`, `log10`, `sin`, `cos`, `tan`,
@@ -54,7 +56,10 @@ use crate::integrand::Integrand;
 #[derive(Clone, Debug)]
 pub struct Expr {
     source: String,
+    /// The coordinates of the domain.
     dims: usize,
+    /// Named parameters, variables `dims..dims + parameters.len()` of the tape.
+    parameters: Vec<String>,
     tape: Tape,
     plan: eval::Plan,
 }
@@ -70,15 +75,68 @@ impl Expr {
     /// assert!(err.message().starts_with("variable 'y' needs a 2-dimensional domain"));
     /// ```
     pub fn parse(source: &str, dims: usize) -> Result<Expr, ExprError> {
+        Expr::parse_with_parameters(source, dims, &[])
+    }
+
+    /// Parses `source` as a function of `dims` coordinates and the named `parameters`, which
+    /// become variables `dims, dims + 1, ...` of the tape: the expression is evaluated at
+    /// points `(x1, ..., x_dims, p1, p2, ...)`, one column per variable, and
+    /// [`Integrand::dims`] counts both. A parameter name must be a plain name that the
+    /// language does not already use (not `x`, `y`, `z`, `x1`, ..., `pi`, `e` or a function).
+    ///
+    /// ```
+    /// use hpquad::expr::Expr;
+    /// use hpquad::integrand::Integrand;
+    ///
+    /// let f = Expr::parse_with_parameters("exp(-p*x^2)", 1, &["p"])?;
+    /// assert_eq!((f.coordinates(), f.dims()), (1, 2));
+    /// let mut out = [0.0f64];
+    /// f.eval_batch(&[&[1.0], &[2.0]], &mut out);
+    /// assert_eq!(out[0], (-2f64).exp());
+    /// assert!(Expr::parse_with_parameters("x", 1, &["pi"]).is_err());
+    /// # Ok::<(), hpquad::expr::ExprError>(())
+    /// ```
+    pub fn parse_with_parameters(
+        source: &str,
+        dims: usize,
+        parameters: &[&str],
+    ) -> Result<Expr, ExprError> {
+        let parameters: Vec<String> = parameters.iter().map(|p| p.to_string()).collect();
+        for (k, name) in parameters.iter().enumerate() {
+            let problem = names::parameter_name_problem(name).or_else(|| {
+                parameters[..k]
+                    .contains(name)
+                    .then(|| format!("parameter '{name}' is declared twice"))
+            });
+            if let Some(problem) = problem {
+                return Err(ExprError::new(
+                    source,
+                    1,
+                    &problem,
+                    Some("choose another parameter name, such as p, a or sigma".to_string()),
+                ));
+            }
+        }
         let tokens = lexer::tokenize(source)?;
-        let tape = parser::parse(source, &tokens, dims)?;
+        let tape = parser::parse(source, &tokens, dims, &parameters)?;
         let plan = eval::Plan::new(&tape);
         Ok(Expr {
             source: source.to_string(),
             dims,
+            parameters,
             tape,
             plan,
         })
+    }
+
+    /// The coordinates of the domain (without the parameters).
+    pub fn coordinates(&self) -> usize {
+        self.dims
+    }
+
+    /// The named parameters, in the order of their columns (after the coordinates).
+    pub fn parameters(&self) -> &[String] {
+        &self.parameters
     }
 
     /// The text the expression was parsed from.
@@ -116,8 +174,9 @@ impl Expr {
 }
 
 impl Integrand for Expr {
+    /// The variables: the coordinates, then the parameters.
     fn dims(&self) -> usize {
-        self.dims
+        self.dims + self.parameters.len()
     }
 
     fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]) {

@@ -155,13 +155,14 @@ pub(crate) fn unknown_function_hint(name: &str) -> String {
     }
 }
 
-/// The hint for an unknown name used as a value: the closest variable or constant, or the
-/// list of valid names.
-pub(crate) fn unknown_name_hint(name: &str, dims: usize) -> String {
+/// The hint for an unknown name used as a value: the closest variable, parameter or
+/// constant, or the list of valid names.
+pub(crate) fn unknown_name_hint(name: &str, dims: usize, parameters: &[String]) -> String {
     let mut candidates: Vec<String> = (1..=dims.min(64)).map(|k| format!("x{k}")).collect();
     if dims <= 3 {
         candidates.extend(["x", "y", "z"].iter().take(dims).map(|s| s.to_string()));
     }
+    candidates.extend(parameters.iter().cloned());
     candidates.extend(["pi".to_string(), "e".to_string()]);
     if let Some(best) = closest(name, candidates.iter().map(String::as_str)) {
         return format!("did you mean '{best}'?");
@@ -171,10 +172,44 @@ pub(crate) fn unknown_name_hint(name: &str, dims: usize) -> String {
     } else {
         format!("the variables {}", variable_list(dims))
     };
+    let parameters = match parameters {
+        [] => String::new(),
+        [one] => format!(", the parameter {one}"),
+        many => format!(", the parameters {}", many.join(", ")),
+    };
     format!(
-        "valid names are {variables}, the constants pi and e, and the functions {}",
+        "valid names are {variables}{parameters}, the constants pi and e, and the functions {}",
         function_names().collect::<Vec<_>>().join(", ")
     )
+}
+
+/// Why `name` cannot be a parameter: it is not a plain name, or the language already gives it
+/// a meaning (a variable of some domain, a constant, a function). `None` when it can.
+pub(crate) fn parameter_name_problem(name: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !plain {
+        return Some(format!(
+            "parameter name '{name}' is not a name: use letters, digits and '_', starting \
+             with a letter"
+        ));
+    }
+    if constant(name).is_some() {
+        return Some(format!("parameter name '{name}' is the constant {name}"));
+    }
+    if function(name).is_some() {
+        return Some(format!("parameter name '{name}' is the function {name}"));
+    }
+    // x, y, z and x1, x2, ... name coordinates in some domain, whatever this one's size.
+    if !matches!(variable(name, usize::MAX / 2), Ok(None)) {
+        return Some(format!(
+            "parameter name '{name}' is a variable name (x, y, z, x1, x2, ... name coordinates)"
+        ));
+    }
+    None
 }
 
 /// The candidate within a small edit distance of `name` (the first of the nearest).
@@ -241,8 +276,24 @@ mod tests {
         assert_eq!(unknown_function_hint("sine"), "did you mean 'sin'?");
         assert_eq!(unknown_function_hint("sqr"), "did you mean 'sqrt'?");
         assert!(unknown_function_hint("frobnicate").starts_with("the functions are sqrt"));
-        assert_eq!(unknown_name_hint("Pi", 1), "did you mean 'pi'?");
-        assert!(unknown_name_hint("t", 0).starts_with("valid names are no variables"));
+        assert_eq!(unknown_name_hint("Pi", 1, &[]), "did you mean 'pi'?");
+        assert!(unknown_name_hint("t", 0, &[]).starts_with("valid names are no variables"));
+        let p = ["alpha".to_string()];
+        assert_eq!(unknown_name_hint("alpa", 1, &p), "did you mean 'alpha'?");
+        assert!(unknown_name_hint("q", 1, &p).contains("the parameter alpha"));
+    }
+
+    #[test]
+    fn parameter_names() {
+        assert_eq!(parameter_name_problem("p"), None);
+        assert_eq!(parameter_name_problem("sigma_2"), None);
+        assert_eq!(parameter_name_problem("x0"), None);
+        for taken in ["x", "y", "z", "x1", "x12", "e", "pi", "sin", "log", "pow"] {
+            assert!(parameter_name_problem(taken).is_some(), "{taken}");
+        }
+        assert!(parameter_name_problem("2p").is_some());
+        assert!(parameter_name_problem("").is_some());
+        assert!(parameter_name_problem("a-b").is_some());
     }
 
     #[test]

@@ -44,14 +44,21 @@ impl Value {
     }
 }
 
-/// Parses the tokens of `source` into a tape over `dims` variables.
-pub(crate) fn parse(source: &str, tokens: &[Token], dims: usize) -> Result<Tape, ExprError> {
+/// Parses the tokens of `source` into a tape over `dims` coordinates followed by the named
+/// `parameters` (parameter k is `Op::Var(dims + k)`); the names were checked by the caller.
+pub(crate) fn parse(
+    source: &str,
+    tokens: &[Token],
+    dims: usize,
+    parameters: &[String],
+) -> Result<Tape, ExprError> {
     let mut parser = Parser {
         source,
         tokens,
         pos: 0,
         depth: 0,
         dims,
+        parameters,
         tape: TapeBuilder::default(),
     };
     if parser.peek().kind == TokenKind::End {
@@ -62,7 +69,7 @@ pub(crate) fn parse(source: &str, tokens: &[Token], dims: usize) -> Result<Tape,
     if next.kind != TokenKind::End {
         return Err(parser.unexpected_after_operand(next));
     }
-    Ok(parser.tape.finish(value.slot, dims))
+    Ok(parser.tape.finish(value.slot, dims + parameters.len()))
 }
 
 struct Parser<'a> {
@@ -71,6 +78,8 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     dims: usize,
+    /// Named parameters, read after the coordinates.
+    parameters: &'a [String],
     tape: TapeBuilder,
 }
 
@@ -219,8 +228,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A name used as a value: a constant or a variable.
+    /// The index of the parameter called `name`.
+    fn parameter(&self, name: &str) -> Option<usize> {
+        self.parameters.iter().position(|p| p == name)
+    }
+
+    /// A name used as a value: a constant, a variable or a parameter.
     fn name(&mut self, name: &str, column: usize) -> Result<Value, ExprError> {
+        if let Some(k) = self.parameter(name) {
+            return Ok(Value::plain(self.tape.push(Op::Var(self.dims + k))));
+        }
         if let Some(c) = names::constant(name) {
             let is_e = c == Constant::E;
             return Ok(Value {
@@ -244,7 +261,7 @@ impl<'a> Parser<'a> {
         Err(self.error_at(
             column,
             &format!("unknown name '{name}'"),
-            Some(&names::unknown_name_hint(name, self.dims)),
+            Some(&names::unknown_name_hint(name, self.dims, self.parameters)),
         ))
     }
 
@@ -252,6 +269,7 @@ impl<'a> Parser<'a> {
     fn call(&mut self, name: &str, column: usize) -> Result<Value, ExprError> {
         let Some(function) = names::function(name) else {
             let is_value = names::constant(name).is_some()
+                || self.parameter(name).is_some()
                 || matches!(names::variable(name, self.dims), Ok(Some(_)));
             return Err(if is_value {
                 self.error_at(

@@ -23,6 +23,7 @@
 
 mod adaptive;
 pub mod auto;
+pub mod batch;
 pub mod cuhre;
 pub mod gauss_kronrod;
 pub mod gauss_legendre;

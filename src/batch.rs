@@ -1,0 +1,576 @@
+//! Many integrals of one parametrised integrand at once: [`Batch`], one integral per tuple of
+//! parameter values, each on its own rayon task by a [`BatchMethod`].
+//!
+//! The integrand and the bounds are expressions in the named parameters
+//! ([`Expr::parse_with_parameters`]); the parameters are variables after the coordinates, so
+//! the integrand of a tuple is evaluated at points (x, p1, p2, ...). Parameter values given as
+//! decimal text are exact in the working precision, as literals are; evenly spaced values
+//! ([`ParamValue::linspace`]) are computed in the working precision from the decimal text of
+//! their ends.
+
+use precision::{Dd, Qd, Real};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::estimate::Value;
+use crate::expr::Expr;
+use crate::methods::batch::faq::{self, Steps};
+use crate::methods::batch::kronrod::{self, Scratch};
+use crate::methods::batch::point::PointEval;
+use crate::methods::batch::{simpson, BatchMethod, Integrated, NonFiniteAt, Tolerance};
+use crate::methods::gauss_kronrod::gauss_points;
+use crate::options::Precision;
+use crate::rules::{self, KronrodRule};
+
+/// The value of one parameter in one tuple.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValue {
+    /// Decimal text or a constant expression ("0.1", "pi/4"), exact in the working precision
+    /// as a literal is.
+    Text(String),
+    /// A double, taken as it is.
+    F64(f64),
+    /// Point `index` of `count` evenly spaced from `start` to `stop` (both decimal text or
+    /// constant expressions): start + index · (stop − start) / (count − 1) in the working
+    /// precision (`start` when count is 1).
+    Linspace {
+        /// The first value.
+        start: String,
+        /// The last value.
+        stop: String,
+        /// Which point, from 0.
+        index: u64,
+        /// How many points.
+        count: u64,
+    },
+}
+
+impl ParamValue {
+    /// Point `index` of `count` evenly spaced from `start` to `stop`.
+    pub fn linspace(start: &str, stop: &str, index: u64, count: u64) -> ParamValue {
+        ParamValue::Linspace {
+            start: start.to_string(),
+            stop: stop.to_string(),
+            index,
+            count,
+        }
+    }
+
+    /// The value in `T`, or why it is not a number.
+    pub fn value<T: Real>(&self) -> std::result::Result<T, String> {
+        match self {
+            ParamValue::Text(text) => constant::<T>(text),
+            ParamValue::F64(x) => Ok(T::from_f64(*x)),
+            ParamValue::Linspace {
+                start,
+                stop,
+                index,
+                count,
+            } => {
+                if *count == 0 || index >= count {
+                    return Err(format!("point {index} of {count} evenly spaced values"));
+                }
+                let start = constant::<T>(start)?;
+                if *count == 1 {
+                    return Ok(start);
+                }
+                let stop = constant::<T>(stop)?;
+                let k = T::from_i64(*index as i64);
+                Ok(start + k * (stop - start) / T::from_i64(*count as i64 - 1))
+            }
+        }
+    }
+}
+
+impl From<f64> for ParamValue {
+    fn from(x: f64) -> ParamValue {
+        ParamValue::F64(x)
+    }
+}
+
+impl From<&str> for ParamValue {
+    fn from(text: &str) -> ParamValue {
+        ParamValue::Text(text.to_string())
+    }
+}
+
+impl From<String> for ParamValue {
+    fn from(text: String) -> ParamValue {
+        ParamValue::Text(text)
+    }
+}
+
+/// Decimal text exactly in `T`, or a constant expression evaluated in `T`.
+fn constant<T: Real>(text: &str) -> std::result::Result<T, String> {
+    if let Ok(x) = T::parse_decimal(text.trim()) {
+        return Ok(x);
+    }
+    let x = Expr::parse(text, 0)
+        .map_err(|e| e.to_string())?
+        .eval_constant::<T>();
+    if x.is_nan() {
+        return Err(format!("'{text}' is not a number"));
+    }
+    Ok(x)
+}
+
+/// One integral of a batch: its estimate, or why it failed (in its own row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchEstimate {
+    /// The estimate, in the working precision.
+    pub value: Value,
+    /// The estimated absolute error; for FAQ the paper's a-priori bound (Theorem 1) evaluated
+    /// on the samples.
+    pub error: f64,
+    /// Integrand evaluations.
+    pub evaluations: u64,
+    /// Whether `error` meets the tolerance (and the method stopped on its own test, not on a
+    /// cap).
+    pub converged: bool,
+}
+
+/// A bound's text and its expression in the parameters.
+#[derive(Debug, Clone)]
+struct BoundText {
+    text: String,
+    expr: std::result::Result<Expr, String>,
+}
+
+/// Many integrals of one integrand with named parameters, one per tuple of values.
+///
+/// ```
+/// use hpquad::{Batch, BatchMethod, ParamValue, Precision};
+///
+/// // ∫_0^1 exp(-p x) dx = (1 - e^-p) / p for p = 1, 2, 3.
+/// let rows: Vec<Vec<ParamValue>> = ["1", "2", "3"].iter().map(|p| vec![(*p).into()]).collect();
+/// let estimates = Batch::new("exp(-p*x)", &["p"])?
+///     .bounds("0", "1")
+///     .method(BatchMethod::GaussKronrod)
+///     .precision(Precision::F64)
+///     .tolerance(1e-12)
+///     .compute(&rows)?;
+/// for (p, estimate) in [1.0f64, 2.0, 3.0].iter().zip(&estimates) {
+///     let estimate = estimate.as_ref().expect("finite everywhere");
+///     assert!(estimate.converged);
+///     assert!((estimate.value.to_f64() - (1.0 - (-p).exp()) / p).abs() < 1e-12);
+/// }
+/// # Ok::<(), hpquad::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Batch {
+    integrand: Expr,
+    x: Option<(BoundText, BoundText)>,
+    y: Option<(BoundText, BoundText)>,
+    method: BatchMethod,
+    precision: Precision,
+    relative: Option<f64>,
+    absolute: f64,
+    max_evaluations: u64,
+    steps: Steps,
+    threads: usize,
+}
+
+/// The default cap on evaluations per integral: MATLAB `quad`'s `maxfcnt`.
+pub const DEFAULT_MAX_EVALUATIONS: u64 = 10_000;
+
+impl Batch {
+    /// Integrals in x of `source`, an expression in x and the named `parameters`.
+    pub fn new(source: &str, parameters: &[&str]) -> Result<Batch> {
+        Batch::with_dims(source, 1, parameters)
+    }
+
+    /// Integrals over rectangles of `source`, an expression in x, y and the named
+    /// `parameters` (FAQ only, by Fubini as in Thuerck et al. §4); give the y range with
+    /// [`Batch::y_bounds`].
+    pub fn new_2d(source: &str, parameters: &[&str]) -> Result<Batch> {
+        Batch::with_dims(source, 2, parameters)
+    }
+
+    fn with_dims(source: &str, dims: usize, parameters: &[&str]) -> Result<Batch> {
+        Ok(Batch {
+            integrand: Expr::parse_with_parameters(source, dims, parameters)?,
+            x: None,
+            y: None,
+            method: BatchMethod::default(),
+            precision: Precision::default(),
+            relative: None,
+            absolute: 0.0,
+            max_evaluations: DEFAULT_MAX_EVALUATIONS,
+            steps: Steps::default(),
+            threads: 0,
+        })
+    }
+
+    fn bound(&self, text: &str) -> BoundText {
+        let names: Vec<&str> = self
+            .integrand
+            .parameters()
+            .iter()
+            .map(String::as_str)
+            .collect();
+        BoundText {
+            text: text.to_string(),
+            expr: Expr::parse_with_parameters(text, 0, &names).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// The x range: finite expressions in the parameters, e.g. `("0", "1/p")`, read in the
+    /// working precision.
+    pub fn bounds(mut self, lower: &str, upper: &str) -> Batch {
+        self.x = Some((self.bound(lower), self.bound(upper)));
+        self
+    }
+
+    /// The y range of a 2-D batch.
+    pub fn y_bounds(mut self, lower: &str, upper: &str) -> Batch {
+        self.y = Some((self.bound(lower), self.bound(upper)));
+        self
+    }
+
+    /// The method (default Gauss–Kronrod).
+    pub fn method(mut self, method: BatchMethod) -> Batch {
+        self.method = method;
+        self
+    }
+
+    /// The working precision (default f64).
+    pub fn precision(mut self, precision: Precision) -> Batch {
+        self.precision = precision;
+        self
+    }
+
+    /// The relative tolerance per integral (default: 1000 units in the last place).
+    pub fn tolerance(mut self, relative: f64) -> Batch {
+        self.relative = Some(relative);
+        self
+    }
+
+    /// The absolute tolerance per integral (default 0).
+    pub fn abs_tolerance(mut self, absolute: f64) -> Batch {
+        self.absolute = absolute;
+        self
+    }
+
+    /// The cap on evaluations per integral (default [`DEFAULT_MAX_EVALUATIONS`]).
+    pub fn max_evaluations(mut self, evaluations: u64) -> Batch {
+        self.max_evaluations = evaluations;
+        self
+    }
+
+    /// FAQ's smallest and largest steps as fractions of the interval (default 0.01 and 0.35, see
+    /// [`Steps`](crate::methods::batch::faq::Steps)).
+    pub fn steps(mut self, min: f64, max: f64) -> Batch {
+        self.steps = Steps { min, max };
+        self
+    }
+
+    /// Worker threads; 0 (the default) means one per core. Results do not depend on it.
+    pub fn threads(mut self, threads: usize) -> Batch {
+        self.threads = threads;
+        self
+    }
+
+    /// The parameters' names, in the order of a tuple.
+    pub fn parameters(&self) -> &[String] {
+        self.integrand.parameters()
+    }
+
+    /// One estimate per tuple of `rows`, in order (each tuple holds a value per parameter, in
+    /// the order they were declared). An integral that fails (a non-finite value, a bound
+    /// that is not a finite number, a tuple of the wrong length) is an error in its own row;
+    /// the error of the whole call is about the batch as stated (options, missing bounds).
+    pub fn compute(&self, rows: &[Vec<ParamValue>]) -> Result<Vec<Result<BatchEstimate>>> {
+        self.validate()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .map_err(|e| Error::ThreadPool {
+                threads: self.threads,
+                reason: e.to_string(),
+            })?;
+        pool.install(|| match self.precision {
+            Precision::F64 => self.run::<f64>(rows),
+            Precision::Dd => self.run::<Dd>(rows),
+            Precision::Qd => self.run::<Qd>(rows),
+        })
+    }
+
+    fn validate(&self) -> Result<()> {
+        let option =
+            |option: &'static str, reason: String| Err(Error::InvalidOption { option, reason });
+        if let Some(r) = self.relative {
+            if !(r.is_finite() && r >= 0.0) {
+                return option(
+                    "tolerance",
+                    format!("the relative tolerance is {r}; it must be finite and >= 0"),
+                );
+            }
+        }
+        if !(self.absolute.is_finite() && self.absolute >= 0.0) {
+            return option(
+                "abs_tolerance",
+                format!(
+                    "the absolute tolerance is {}; it must be finite and >= 0",
+                    self.absolute
+                ),
+            );
+        }
+        if !self.steps.is_valid() {
+            return option(
+                "steps",
+                format!(
+                    "FAQ's steps are {} and {} of the interval; give 1e-6 <= min <= max <= 1",
+                    self.steps.min, self.steps.max
+                ),
+            );
+        }
+        if self.threads > 1024 {
+            return option(
+                "threads",
+                format!(
+                    "{} threads were asked for; give 0 (one per core) to 1024",
+                    self.threads
+                ),
+            );
+        }
+        let dims = self.integrand.coordinates();
+        for (which, range) in [("bounds", &self.x), ("y_bounds", &self.y)]
+            .into_iter()
+            .take(dims)
+        {
+            match range {
+                None => {
+                    return option(
+                        which,
+                        format!(
+                            "no {} range was given; call .{which}(lower, upper)",
+                            if which == "bounds" { "x" } else { "y" }
+                        ),
+                    )
+                }
+                Some((lower, upper)) => {
+                    for (side, b) in [("lower", lower), ("upper", upper)] {
+                        if let Err(reason) = &b.expr {
+                            return Err(Error::InvalidBound {
+                                which: side,
+                                text: b.text.clone(),
+                                reason: reason.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if dims == 1 && self.y.is_some() {
+            return option(
+                "y_bounds",
+                "the integrand is in x alone; create the batch with Batch::new_2d for x and y"
+                    .to_string(),
+            );
+        }
+        if dims == 2 && self.method != BatchMethod::Faq {
+            return option("method", format!("2-D batches are integrated by FAQ over rectangles (Fubini, as in its paper); {} is 1-D here", self.method));
+        }
+        Ok(())
+    }
+
+    /// Every row in precision `T`, in parallel, in order.
+    fn run<T: Real>(&self, rows: &[Vec<ParamValue>]) -> Result<Vec<Result<BatchEstimate>>>
+    where
+        Value: From<T>,
+    {
+        let rule = match self.method {
+            BatchMethod::GaussKronrod => Some(rules::kronrod::<T>(gauss_points::<T>())?),
+            _ => None,
+        };
+        let tolerance = Tolerance {
+            relative: self.relative.unwrap_or(1000.0 * T::epsilon().to_f64()),
+            absolute: self.absolute,
+        };
+        let job = Job {
+            batch: self,
+            rule: rule.as_deref(),
+            tolerance,
+        };
+        Ok(rows
+            .par_iter()
+            .map_init(
+                || Task::<T>::new(&job),
+                |task, row| task.integrate(&job, row),
+            )
+            .collect())
+    }
+}
+
+/// What every task shares.
+struct Job<'a, T> {
+    batch: &'a Batch,
+    rule: Option<&'a KronrodRule<T>>,
+    tolerance: Tolerance,
+}
+
+/// One worker's state: the integrand and the bounds ready to evaluate, the variables
+/// (coordinates, then parameters) and the Kronrod scratch space.
+struct Task<'a, T> {
+    f: PointEval<'a, T>,
+    bounds: Vec<PointEval<'a, T>>,
+    vars: Vec<T>,
+    scratch: Scratch<T>,
+}
+
+impl<'a, T: Real> Task<'a, T>
+where
+    Value: From<T>,
+{
+    fn new(job: &Job<'a, T>) -> Task<'a, T> {
+        let batch = job.batch;
+        let bounds = [&batch.x, &batch.y]
+            .into_iter()
+            .flatten()
+            .flat_map(|(lower, upper)| [lower, upper])
+            .filter_map(|b| b.expr.as_ref().ok())
+            .map(|e| PointEval::new(e.tape()))
+            .collect();
+        let dims = batch.integrand.coordinates();
+        Task {
+            f: PointEval::new(batch.integrand.tape()),
+            bounds,
+            vars: vec![T::zero(); dims + batch.parameters().len()],
+            scratch: Scratch::new(job.rule.map_or(0, KronrodRule::points)),
+        }
+    }
+
+    fn integrate(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<BatchEstimate> {
+        let batch = job.batch;
+        let dims = batch.integrand.coordinates();
+        let names = batch.parameters();
+        if row.len() != names.len() {
+            return Err(Error::InvalidOption {
+                option: "parameters",
+                reason: format!(
+                    "a tuple of {} values was given for the {} parameters {}",
+                    row.len(),
+                    names.len(),
+                    names.join(", ")
+                ),
+            });
+        }
+        for (k, (value, name)) in row.iter().zip(names).enumerate() {
+            self.vars[dims + k] = value.value::<T>().map_err(|reason| Error::InvalidOption {
+                option: "parameters",
+                reason: format!("the value of {name}: {reason}"),
+            })?;
+        }
+        let params = self.vars[dims..].to_vec();
+        // The bounds of this tuple, in x then y order, each finite.
+        let mut ends = [T::zero(); 4];
+        let texts = [&batch.x, &batch.y]
+            .into_iter()
+            .flatten()
+            .flat_map(|(lower, upper)| [lower, upper]);
+        for (k, (eval, text)) in self.bounds.iter_mut().zip(texts).enumerate() {
+            let v = eval.at(&params);
+            if !v.is_finite() {
+                return Err(Error::InvalidBound {
+                    which: if k % 2 == 0 { "lower" } else { "upper" },
+                    text: text.text.clone(),
+                    reason: format!(
+                        "it is {v} for {}; the batch methods need finite bounds",
+                        describe(names, &params)
+                    ),
+                });
+            }
+            ends[k] = v;
+        }
+
+        let method = batch.method;
+        let steps = batch.steps;
+        let cap = batch.max_evaluations;
+        let (vars, f) = (&mut self.vars, &mut self.f);
+        let outcome = if dims == 1 {
+            let mut g = |x: T| {
+                vars[0] = x;
+                f.at(vars)
+            };
+            oriented(ends[0], ends[1], |a, b| match method {
+                BatchMethod::Faq => faq::faq(&mut g, a, b, steps),
+                BatchMethod::AdaptiveSimpson => {
+                    simpson::adaptive_simpson(&mut g, a, b, job.tolerance, cap)
+                }
+                BatchMethod::GaussKronrod => match job.rule {
+                    Some(rule) => kronrod::gauss_kronrod(
+                        &mut g,
+                        a,
+                        b,
+                        rule,
+                        job.tolerance,
+                        cap,
+                        &mut self.scratch,
+                    ),
+                    None => unreachable!("the rule is fetched for Gauss–Kronrod batches"),
+                },
+            })
+        } else {
+            let mut g = |x: T, y: T| {
+                vars[0] = x;
+                vars[1] = y;
+                f.at(vars)
+            };
+            let (ay, by) = (ends[2], ends[3]);
+            oriented(ends[0], ends[1], |ax, bx| {
+                oriented(ay, by, |ay, by| {
+                    faq::faq_2d(&mut g, (ax, bx), (ay, by), steps)
+                })
+            })
+        };
+        match outcome {
+            Ok(r) => Ok(BatchEstimate {
+                value: r.value.into(),
+                error: r.error,
+                evaluations: r.evaluations,
+                converged: r.converged && job.tolerance.is_met(r.error, r.value.to_f64()),
+            }),
+            Err(at) => Err(Error::NonFinite {
+                x: match at.y {
+                    None => format!("{}, {}", at.x, describe(names, &params)),
+                    Some(y) => format!("{}, y = {y}, {}", at.x, describe(names, &params)),
+                },
+                value: at.value.to_string(),
+            }),
+        }
+    }
+}
+
+/// The integral from a to b by `run` on the ordered interval: 0 when empty, negated when
+/// reversed.
+fn oriented<T: Real>(
+    a: T,
+    b: T,
+    run: impl FnOnce(T, T) -> std::result::Result<Integrated<T>, NonFiniteAt<T>>,
+) -> std::result::Result<Integrated<T>, NonFiniteAt<T>> {
+    if a == b {
+        Ok(Integrated {
+            value: T::zero(),
+            error: 0.0,
+            evaluations: 0,
+            converged: true,
+        })
+    } else if a < b {
+        run(a, b)
+    } else {
+        run(b, a).map(|r| Integrated {
+            value: -r.value,
+            ..r
+        })
+    }
+}
+
+/// "p = 2, q = 0.5" for error messages.
+fn describe<T: Real>(names: &[String], values: &[T]) -> String {
+    names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
