@@ -486,3 +486,28 @@ pub(crate) fn genz_malik(
         .collect();
     Ok(RuleOutput { sums, fourth, bad })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn an_allocation_beyond_device_memory_is_a_clear_error() {
+        let ctx = crate::gpu::context::context(0).expect("a CUDA device");
+        let stream = ctx.default_stream();
+        let mut slot = None;
+        // 2^40 doubles, 8 TiB: more than any device has.
+        let err = at_least(&stream, &mut slot, 1 << 40).unwrap_err();
+        assert!(
+            matches!(err, GpuError::OutOfMemory { bytes, ordinal: 0 } if bytes == 8 << 40),
+            "{err}"
+        );
+        assert!(err
+            .to_string()
+            .contains("out of device memory allocating 8796093022208 bytes"));
+        // Nothing is left half-made: the slot is empty, and the device still allocates.
+        assert!(slot.is_none());
+        assert!(at_least(&stream, &mut slot, 1024).is_ok());
+    }
+}

@@ -1,0 +1,213 @@
+//! The bodies of the fuzz targets: each takes arbitrary bytes, drives one input path of hpquad
+//! with them, and panics only when a property fails (a panic inside hpquad is a failure too).
+//! Compiled by the cargo-fuzz targets (fuzz_targets/*.rs) and by tests/fuzz_corpus.rs, which
+//! replays the saved corpus in the ordinary test run.
+//!
+//! - [`expr`]: the parser and tape builder on any text, the evaluator in f64, dd and qd, and the
+//!   CUDA code generator; an error names a column inside the text.
+//! - [`decimal`]: decimal parsing in f64, dd and qd; a parsed finite value prints and parses
+//!   back to the same bits.
+//! - [`functions`]: every elementary function of one and two arguments at any dd or qd value;
+//!   no NaN where the argument is in the function's domain.
+//! - [`integral`]: a whole computation (integrand, text bounds, method, precision) under a small
+//!   evaluation cap; a result is a finite value or an error, never a NaN estimate.
+
+use hpquad::expr::{cuda, Expr, Func, Func2};
+use hpquad::integrand::Integrand;
+use hpquad::precision::{Dd, Qd, Real};
+use hpquad::{Integral, Method, Precision};
+
+/// Text from bytes, at most `max` characters (longer inputs add nothing but time).
+fn text(data: &[u8], max: usize) -> String {
+    String::from_utf8_lossy(data).chars().take(max).collect()
+}
+
+/// `f64` from eight bytes (any bit pattern: NaN, infinities, subnormals included).
+fn f64_at(data: &[u8], at: usize) -> f64 {
+    let mut bytes = [0u8; 8];
+    for (k, b) in bytes.iter_mut().enumerate() {
+        *b = data.get(at + k).copied().unwrap_or(0);
+    }
+    f64::from_le_bytes(bytes)
+}
+
+pub fn expr(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let dims = (first % 5) as usize;
+    let source = text(rest, 200);
+    match Expr::parse(&source, dims) {
+        Err(e) => {
+            assert!(!e.message().is_empty(), "{source:?}: an empty message");
+            let columns = source.chars().count() + 1;
+            assert!(
+                (1..=columns).contains(&e.column()),
+                "{source:?}: column {} outside 1..={columns}",
+                e.column()
+            );
+        }
+        Ok(f) => {
+            evaluate::<f64>(&f);
+            evaluate::<Dd>(&f);
+            evaluate::<Qd>(&f);
+            // Code generation never panics: it gives CUDA or an error.
+            let _ = cuda::integrand::<f64>(f.tape());
+            let _ = cuda::integrand::<Dd>(f.tape());
+            let _ = cuda::integrand::<Qd>(f.tape());
+        }
+    }
+}
+
+/// The expression at a few points of its domain, in `T`.
+fn evaluate<T: Real>(f: &Expr) {
+    let dims = f.dims().max(1);
+    let columns: Vec<Vec<T>> = (0..dims)
+        .map(|d| {
+            [0.5, -1.25, 3.0, 1e-300]
+                .iter()
+                .map(|&x| T::from_f64(x * (d + 1) as f64))
+                .collect()
+        })
+        .collect();
+    let columns: Vec<&[T]> = columns.iter().map(Vec::as_slice).collect();
+    let mut out = vec![T::zero(); 4];
+    f.eval_batch(&columns, &mut out);
+    let _ = f.eval_constant::<T>();
+}
+
+pub fn decimal(data: &[u8]) {
+    let source = text(data, 120);
+    round_trip::<f64>(&source);
+    round_trip::<Dd>(&source);
+    round_trip::<Qd>(&source);
+}
+
+/// A parsed finite value prints as digits that parse back to the same bits.
+fn round_trip<T: Real>(source: &str) {
+    let Ok(v) = T::parse_decimal(source) else {
+        return;
+    };
+    if !v.is_finite() {
+        return;
+    }
+    let printed = v.to_string();
+    let back = T::parse_decimal(&printed)
+        .unwrap_or_else(|e| panic!("{source:?} in {} printed {printed:?}: {e}", T::NAME));
+    assert_eq!(
+        back.limbs(),
+        v.limbs(),
+        "{source:?} in {} printed {printed:?}",
+        T::NAME
+    );
+}
+
+pub fn functions(data: &[u8]) {
+    let selector = data.first().copied().unwrap_or(0) as usize;
+    let (hi, lo, y) = (f64_at(data, 1), f64_at(data, 9), f64_at(data, 17));
+    if selector & 1 == 0 {
+        one_type::<Dd>(selector >> 1, hi, lo, y);
+    } else {
+        one_type::<Qd>(selector >> 1, hi, lo, y);
+    }
+}
+
+fn one_type<T: Real>(which: usize, hi: f64, lo: f64, y: f64) {
+    // hi + lo, with lo scaled below hi's last bit so that the sum is a proper expansion.
+    let x = if hi.is_finite() && lo.is_finite() && hi != 0.0 {
+        let small = lo.clamp(-1.0, 1.0) * hi.abs() * f64::EPSILON * 0.25;
+        T::from_f64(hi) + T::from_f64(small)
+    } else {
+        T::from_f64(hi)
+    };
+    let count = Func::ALL.len() + Func2::ALL.len();
+    let k = which % count;
+    if let Some(&f) = Func::ALL.get(k) {
+        let value = f.apply(x);
+        if x.is_finite() && in_domain(f, x.to_f64()) {
+            assert!(
+                !value.to_f64().is_nan(),
+                "{}({:?}) in {} is NaN",
+                f.name(),
+                x.limbs(),
+                T::NAME
+            );
+        }
+    } else {
+        let g = Func2::ALL[k - Func::ALL.len()];
+        let b = T::from_f64(y);
+        let value = g.apply(x, b);
+        let due = x.is_finite()
+            && b.is_finite()
+            && match g {
+                Func2::Pow => x.to_f64() > 0.0,
+                _ => true,
+            };
+        if due {
+            assert!(
+                !value.to_f64().is_nan(),
+                "{}({:?}, {y:e}) in {} is NaN",
+                g.name(),
+                x.limbs(),
+                T::NAME
+            );
+        }
+    }
+}
+
+/// Whether `f` has a value (finite or infinite, not NaN) at `x`.
+fn in_domain(f: Func, x: f64) -> bool {
+    match f {
+        Func::Sqrt | Func::Ln | Func::Log2 | Func::Log10 => x >= 0.0,
+        Func::Ln1p => x >= -1.0,
+        Func::Asin | Func::Acos | Func::Atanh => x.abs() <= 1.0,
+        Func::Acosh => x >= 1.0,
+        _ => true,
+    }
+}
+
+pub fn integral(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let source = text(rest, 80);
+    // The integrand, then the two bounds, separated by ';' (missing bounds: 0 and 1).
+    let mut parts = source.split(';');
+    let integrand = parts.next().unwrap_or("x");
+    let lower = parts.next().unwrap_or("0");
+    let upper = parts.next().unwrap_or("1");
+    let method = match first % 6 {
+        0 => Method::Auto,
+        1 => Method::TanhSinh,
+        2 => Method::GaussLegendre,
+        3 => Method::GaussKronrod,
+        4 => Method::Romberg,
+        _ => Method::Trapezoid { intervals: 64 },
+    };
+    let precision = match (first / 6) % 3 {
+        0 => Precision::F64,
+        1 => Precision::Dd,
+        _ => Precision::Qd,
+    };
+    let Ok(integral) = Integral::new(integrand) else {
+        return;
+    };
+    let result = integral
+        .bounds(lower, upper)
+        .method(method)
+        .precision(precision)
+        .max_evaluations(4096)
+        .threads(1)
+        .compute();
+    if let Ok(estimate) = result {
+        assert!(
+            estimate.value.to_f64().is_finite(),
+            "{integrand:?} over [{lower:?}, {upper:?}] by {method:?} in {precision:?}: {}",
+            estimate.value.to_f64()
+        );
+        assert!(
+            !estimate.error.is_nan(),
+            "{integrand:?}: a NaN error estimate"
+        );
+    }
+}
