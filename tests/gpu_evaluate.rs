@@ -25,7 +25,7 @@ const RATIONAL: &str = "1/(1+x^2) - 0.1*x^-3 + x^5/(3-x)";
 /// Constants that are exact doubles (3, 7, 5, 6): the host multiplies, divides, adds and
 /// subtracts them with the mixed operations (`Dd * f64`), which round differently from the full
 /// ones, so the device must use them too.
-const MIXED: &str = "3*x + x/7 - 5 + 6*(x - 1) + 0.1*x";
+const MIXED: &str = "3*x + x/7 - 5 + 6*(x - 1) + 0.1*x + x^19 - x^-17";
 /// exp, sin, log, sqrt and a real power; every term is positive on (0, 1], so no cancellation
 /// magnifies a last-bit difference of a libdevice function in f64.
 const FUNCTIONS: &str = "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)";

@@ -246,7 +246,7 @@ pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, Codege
                     None => format!("s{} {sign} s{}", a.0, b.0),
                 }
             }
-            Op::PowI(a, n) => pow_int_expr::<T>(&format!("s{}", a.0), n),
+            Op::PowI(a, n) => pow_int_expr::<T>(&mut body, k, &format!("s{}", a.0), n),
             Op::Unary(f, a) => {
                 needs_functions |= f != Func::Sqrt;
                 format!("{}(s{})", device_name(f), a.0)
@@ -271,29 +271,43 @@ fn unreachable_constant() -> String {
     "0.0".to_string()
 }
 
-/// `x^n` as one expression, in the order of operations of [`pow_int`](super::pow_int):
-/// binary powering from the lowest bit, `acc * base` when a bit is set, `base * base` between
-/// bits, and `1 / p` for a negative exponent.
-fn pow_int_expr<T: Real + GpuReal>(x: &str, n: i32) -> String {
+/// `x^n` in the order of operations of [`pow_int`](super::pow_int): binary powering from the
+/// lowest bit, `acc * base` when a bit is set, `base * base` between bits, and `1 / p` for a
+/// negative exponent. Small powers are one expression; from |n| = 16 on, each square and each
+/// partial product is a statement of its own (named after `slot`) written to `body`, because
+/// the expression doubles in length with every bit (x^-80000000 would be 2^27 terms).
+fn pow_int_expr<T: Real + GpuReal>(body: &mut String, slot: usize, x: &str, n: i32) -> String {
     let one = literal(T::one());
     if n == 0 {
         return one;
     }
     let mut k = n.unsigned_abs();
+    let statements = k >= 16;
+    let mut name = |what: &str, step: u32, value: String| -> String {
+        if statements {
+            let name = format!("s{slot}_{what}{step}");
+            let _ = writeln!(body, "const real_t {name} = {value};");
+            name
+        } else {
+            value
+        }
+    };
     let mut base = x.to_string();
     let mut acc: Option<String> = None;
+    let mut step = 0;
     loop {
         if k & 1 == 1 {
             acc = Some(match acc {
                 None => base.clone(),
-                Some(a) => format!("{a} * {}", paren(&base)),
+                Some(a) => name("p", step, format!("{a} * {}", paren(&base))),
             });
         }
         k >>= 1;
         if k == 0 {
             break;
         }
-        base = format!("{} * {}", paren(&base), paren(&base));
+        step += 1;
+        base = name("b", step, format!("{} * {}", paren(&base), paren(&base)));
     }
     let p = acc.unwrap_or(base);
     if n < 0 {
@@ -390,6 +404,15 @@ mod tests {
             inv.contains("dd_make(0x1.0000000000000p+0, 0.0) / (s0 * s0)"),
             "{inv}"
         );
+        // A large power: one statement a bit, in pow_int's order (x^19 = x * x^2 * x^16).
+        let big = body::<f64>("x^-19").body;
+        assert!(big.contains("const real_t s1_b1 = s0 * s0;"), "{big}");
+        assert!(big.contains("const real_t s1_p1 = s0 * s1_b1;"), "{big}");
+        assert!(big.contains("const real_t s1_b4 = s1_b3 * s1_b3;"), "{big}");
+        assert!(big.contains("const real_t s1_p4 = s1_p1 * s1_b4;"), "{big}");
+        assert!(big.contains("const real_t s1 = 0x1.0000000000000p+0 / s1_p4;"), "{big}");
+        let huge = body::<Qd>("x^-80000000").body;
+        assert!(huge.len() < 10_000, "{} bytes", huge.len());
         // x^5 = x * x^4
         assert!(body::<f64>("x^5")
             .body
