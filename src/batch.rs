@@ -170,6 +170,7 @@ pub struct Batch {
     steps: Steps,
     threads: usize,
     device: Device,
+    gpu_chunk: usize,
 }
 
 /// The smallest batch that [`Device::Auto`] sends to the GPU: below it, starting the device
@@ -205,6 +206,7 @@ impl Batch {
             steps: Steps::default(),
             threads: 0,
             device: Device::Cpu,
+            gpu_chunk: 0,
         })
     }
 
@@ -285,6 +287,13 @@ impl Batch {
     /// when one is present and the integrand compiles for it, the CPU otherwise.
     pub fn device(mut self, device: Device) -> Batch {
         self.device = device;
+        self
+    }
+
+    /// Integrals per GPU launch; 0 (the default) sizes launches from the device's memory
+    /// ([`Gpu::batch_chunk`]). Results do not depend on it.
+    pub fn gpu_chunk(mut self, integrals: usize) -> Batch {
+        self.gpu_chunk = integrals;
         self
     }
 
@@ -475,6 +484,7 @@ impl Batch {
             max_evaluations: self.max_evaluations,
             steps: self.steps,
             rule: job.rule,
+            chunk: self.gpu_chunk,
         };
         let outcomes =
             device.batch_of_source(&source, integrand.dims, &lower, &upper, &params, &settings)?;

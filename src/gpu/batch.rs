@@ -48,6 +48,8 @@ pub struct BatchSettings<'a, T> {
     pub steps: Steps,
     /// The Gauss–Kronrod rule; required for that method.
     pub rule: Option<&'a KronrodRule<T>>,
+    /// Integrals per launch; 0 takes [`Gpu::batch_chunk`].
+    pub chunk: usize,
 }
 
 /// One integral's result on the device: the estimate or the point where the integrand was not
@@ -161,7 +163,10 @@ impl Gpu {
             source,
         )?;
         let kernel = BatchKernel::from_module(&module, settings.method, T::NAME, vars, nodes)?;
-        let chunk = self.batch_chunk::<T>(p);
+        let chunk = match settings.chunk {
+            0 => self.batch_chunk::<T>(p),
+            c => c,
+        };
         let mut rows = Vec::with_capacity(n);
         let mut start = 0;
         while start < n {
