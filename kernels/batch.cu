@@ -182,9 +182,9 @@ __device__ __forceinline__ bool at_end(Point &f, real_t x, real_t inward, real_t
 
 // faq.rs's exp_neg: e^-d for d >= 0 from + - * / and floor, the host's bits.
 __device__ double exp_neg(double d) {
-    const double LN2_HI = 6.9314718036912381649e-1;
-    const double LN2_LO = 1.90821492927058770002e-10;
-    const double LOG2_E = 1.4426950408889634074;
+    const double LN2_HI = __longlong_as_double(0x3fe62e42fee00000LL);
+    const double LN2_LO = __longlong_as_double(0x3dea39ef35793c76LL);
+    const double LOG2_E = __longlong_as_double(0x3ff71547652b82feLL);  // std's LOG2_E
     if (!(d < 700.0)) return 0.0;
     const double k = floor(d * LOG2_E + 0.5);
     const double r = (k * LN2_HI - d) + k * LN2_LO;

@@ -36,14 +36,11 @@ fn p_of<T: Real>(row: &[ParamValue]) -> Float {
     mpfr_support::mpfr(row[0].value::<T>().expect("a number"))
 }
 
+/// The rows of a batch.
+type Rows = Vec<Result<BatchEstimate, Error>>;
+
 /// The batch on the CPU and on the GPU.
-fn both(
-    batch: &Batch,
-    rows: &[Vec<ParamValue>],
-) -> (
-    Vec<Result<BatchEstimate, Error>>,
-    Vec<Result<BatchEstimate, Error>>,
-) {
+fn both(batch: &Batch, rows: &[Vec<ParamValue>]) -> (Rows, Rows) {
     let cpu = batch
         .clone()
         .device(Device::Cpu)

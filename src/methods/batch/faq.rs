@@ -152,14 +152,15 @@ pub fn faq<T: Real>(
 /// with |r| ≤ ln 2 / 2, then e^r by Horner's rule on its Taylor series to r¹³/13! (below
 /// 2^-56 there), then the exact scaling by 2^-k.
 pub fn exp_neg(d: f64) -> f64 {
-    // ln 2 in two parts, the first with its low 32 bits zero so that k · LN2_HI is exact.
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-    if !(d < 700.0) {
+    // ln 2 in two parts, the first with its low 21 bits zero so that k · ln2_hi is exact.
+    // fdlibm's ln2_hi and ln2_lo, by their bits (as the kernel gives them).
+    let ln2_hi = f64::from_bits(0x3fe6_2e42_fee0_0000);
+    let ln2_lo = f64::from_bits(0x3dea_39ef_3579_3c76);
+    if d.is_nan() || d >= 700.0 {
         return 0.0;
     }
     let k = (d * std::f64::consts::LOG2_E + 0.5).floor();
-    let r = (k * LN2_HI - d) + k * LN2_LO;
+    let r = (k * ln2_hi - d) + k * ln2_lo;
     let mut s = 1.0f64;
     for n in (1..=13).rev() {
         s = 1.0 + r * s / n as f64;
