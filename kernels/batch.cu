@@ -73,7 +73,7 @@ __device__ __forceinline__ bool lt(qd_t a, qd_t b) {
 }
 __device__ __forceinline__ bool le(real_t a, real_t b) { return lt(a, b) || eq(a, b); }
 __device__ __forceinline__ bool is_zero(real_t a) { return eq(a, R(0.0)); }
-__device__ __forceinline__ bool finite(real_t a) { return isfinite(leading(a)); }
+__device__ __forceinline__ bool bq_finite(real_t a) { return isfinite(leading(a)); }
 
 // T::Accumulator: double-double for doubles (a value enters as dd_t(v, 0) through the full
 // dd + dd, as Dd::from_f64(v) + acc on the host), the type itself otherwise.
@@ -161,7 +161,7 @@ __device__ __forceinline__ bool sample(Point &f, real_t x, unsigned long long &e
                                        Found &out, real_t &y) {
     evaluations += 1;
     y = f.at(x);
-    if (finite(y)) return true;
+    if (bq_finite(y)) return true;
     out.bad_x = x;
     out.bad_value = y;
     return false;
@@ -173,7 +173,7 @@ __device__ __forceinline__ bool at_end(Point &f, real_t x, real_t inward, real_t
                                        real_t &y) {
     evaluations += 1;
     y = f.at(x);
-    if (finite(y)) return true;
+    if (bq_finite(y)) return true;
     return sample(f, x + inward * eps, evaluations, out, y);
 }
 
@@ -280,7 +280,7 @@ __device__ bool simpson(Point &f, real_t a, real_t b, Tol tolerance,
     for (int k = 1; k < 6; ++k) {
         evaluations += 1;
         y[k] = f.at(x[k]);
-        if (!finite(y[k])) {
+        if (!bq_finite(y[k])) {
             out.bad_x = x[k];
             out.bad_value = y[k];
             return false;
@@ -332,12 +332,12 @@ __device__ bool simpson(Point &f, real_t a, real_t b, Tol tolerance,
         const real_t fd = f.at(d);
         const real_t fe = f.at(e);
         evaluations += 2;
-        if (!finite(fd)) {
+        if (!bq_finite(fd)) {
             out.bad_x = d;
             out.bad_value = fd;
             return false;
         }
-        if (!finite(fe)) {
+        if (!bq_finite(fe)) {
             out.bad_x = e;
             out.bad_value = fe;
             return false;
@@ -409,7 +409,7 @@ __device__ bool piece(Point &f, const Rule &rule, real_t a, real_t b, double eps
         const real_t x = rule.nodes[i];
         if (is_zero(x)) {
             values[k++] = f.at(center);
-            if (!finite(values[k - 1])) {
+            if (!bq_finite(values[k - 1])) {
                 out.bad_x = center;
                 out.bad_value = values[k - 1];
                 return false;
@@ -419,7 +419,7 @@ __device__ bool piece(Point &f, const Rule &rule, real_t a, real_t b, double eps
             const real_t xs[2] = {center - dx, center + dx};
             for (int s = 0; s < 2; ++s) {
                 values[k++] = f.at(xs[s]);
-                if (!finite(values[k - 1])) {
+                if (!bq_finite(values[k - 1])) {
                     out.bad_x = xs[s];
                     out.bad_value = values[k - 1];
                     return false;
