@@ -14,12 +14,13 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::estimate::Value;
 use crate::expr::Expr;
+use crate::gpu::{self, BatchSettings, Gpu, GpuReal};
 use crate::methods::batch::faq::{self, Steps};
 use crate::methods::batch::kronrod::{self, Scratch};
 use crate::methods::batch::point::PointEval;
 use crate::methods::batch::{simpson, BatchMethod, Integrated, NonFiniteAt, Tolerance};
 use crate::methods::gauss_kronrod::gauss_points;
-use crate::options::Precision;
+use crate::options::{Device, Precision};
 use crate::rules::{self, KronrodRule};
 
 /// The value of one parameter in one tuple.
@@ -168,7 +169,13 @@ pub struct Batch {
     max_evaluations: u64,
     steps: Steps,
     threads: usize,
+    device: Device,
+    gpu_chunk: usize,
 }
+
+/// The smallest batch that [`Device::Auto`] sends to the GPU: below it, starting the device
+/// and compiling the kernel cost more than the CPU's work.
+pub const GPU_MIN_BATCH: usize = 10_000;
 
 /// The default cap on evaluations per integral: MATLAB `quad`'s `maxfcnt`.
 pub const DEFAULT_MAX_EVALUATIONS: u64 = 10_000;
@@ -198,6 +205,8 @@ impl Batch {
             max_evaluations: DEFAULT_MAX_EVALUATIONS,
             steps: Steps::default(),
             threads: 0,
+            device: Device::Cpu,
+            gpu_chunk: 0,
         })
     }
 
@@ -267,6 +276,24 @@ impl Batch {
     /// Worker threads; 0 (the default) means one per core. Results do not depend on it.
     pub fn threads(mut self, threads: usize) -> Batch {
         self.threads = threads;
+        self
+    }
+
+    /// Where the integrals run (default [`Device::Cpu`]): [`Device::Gpu`] runs every integral
+    /// in x on the first CUDA device, one per thread, with the CPU's algorithms (dd and qd
+    /// results are the CPU's bits; f64 ones may differ in the last bits where the integrand
+    /// calls a transcendental function); no device, or a 2-D batch, is then an error.
+    /// [`Device::Auto`] takes the GPU for 1-D batches of at least [`GPU_MIN_BATCH`] integrals
+    /// when one is present and the integrand compiles for it, the CPU otherwise.
+    pub fn device(mut self, device: Device) -> Batch {
+        self.device = device;
+        self
+    }
+
+    /// Integrals per GPU launch; 0 (the default) sizes launches from the device's memory
+    /// ([`Gpu::batch_chunk`]). Results do not depend on it.
+    pub fn gpu_chunk(mut self, integrals: usize) -> Batch {
+        self.gpu_chunk = integrals;
         self
     }
 
@@ -368,14 +395,21 @@ impl Batch {
                     .to_string(),
             );
         }
+        if dims == 2 && self.device == Device::Gpu {
+            return option(
+                "device",
+                "the GPU integrates batches in x; 2-D batches (FAQ by Fubini) run on the CPU"
+                    .to_string(),
+            );
+        }
         if dims == 2 && self.method != BatchMethod::Faq {
             return option("method", format!("2-D batches are integrated by FAQ over rectangles (Fubini, as in its paper); {} is 1-D here", self.method));
         }
         Ok(())
     }
 
-    /// Every row in precision `T`, in parallel, in order.
-    fn run<T: Real>(&self, rows: &[Vec<ParamValue>]) -> Result<Vec<Result<BatchEstimate>>>
+    /// Every row in precision `T`, in parallel, in order, on the device the options choose.
+    fn run<T: Real + GpuReal>(&self, rows: &[Vec<ParamValue>]) -> Result<Vec<Result<BatchEstimate>>>
     where
         Value: From<T>,
     {
@@ -384,7 +418,7 @@ impl Batch {
             _ => None,
         };
         let tolerance = Tolerance {
-            relative: self.relative.unwrap_or(1000.0 * T::epsilon().to_f64()),
+            relative: self.relative.unwrap_or(1000.0 * Real::to_f64(T::epsilon())),
             absolute: self.absolute,
         };
         let job = Job {
@@ -392,6 +426,20 @@ impl Batch {
             rule: rule.as_deref(),
             tolerance,
         };
+        let one_d = self.integrand.coordinates() == 1;
+        match self.device {
+            Device::Cpu => {}
+            Device::Gpu => return self.run_gpu(&job, rows),
+            Device::Auto => {
+                if one_d && rows.len() >= GPU_MIN_BATCH && gpu::is_available() {
+                    // A device that cannot start or an integrand it cannot compile leaves the
+                    // batch to the CPU, as Auto promises.
+                    if let Ok(estimates) = self.run_gpu(&job, rows) {
+                        return Ok(estimates);
+                    }
+                }
+            }
+        }
         Ok(rows
             .par_iter()
             .map_init(
@@ -399,6 +447,91 @@ impl Batch {
                 |task, row| task.integrate(&job, row),
             )
             .collect())
+    }
+
+    /// Every row on the GPU: the parameters and bounds of each row on the CPU (a row that
+    /// fails there keeps its error), then one device thread per integral.
+    fn run_gpu<T: Real + GpuReal>(
+        &self,
+        job: &Job<'_, T>,
+        rows: &[Vec<ParamValue>],
+    ) -> Result<Vec<Result<BatchEstimate>>>
+    where
+        Value: From<T>,
+    {
+        let prepared: Vec<Result<Prepared<T>>> = rows
+            .par_iter()
+            .map_init(|| Task::<T>::new(job), |task, row| task.prepare(job, row))
+            .collect();
+        let ready: Vec<&Prepared<T>> = prepared.iter().filter_map(|p| p.as_ref().ok()).collect();
+        let p = self.parameters().len();
+        let mut lower = Vec::with_capacity(ready.len());
+        let mut upper = Vec::with_capacity(ready.len());
+        let mut params = Vec::with_capacity(ready.len() * p);
+        for r in &ready {
+            lower.push(r.ends[0]);
+            upper.push(r.ends[1]);
+            params.extend_from_slice(&r.params);
+        }
+        let integrand = crate::expr::cuda::integrand::<T>(self.integrand.tape())
+            .map_err(|e| Error::Gpu(e.to_string()))?;
+        let nodes = job.rule.map_or(0, |r| r.nodes().len());
+        let source = Gpu::batch_source::<T>(&integrand, self.method, nodes)?;
+        let device = Gpu::new(0)?;
+        let settings = BatchSettings {
+            method: self.method,
+            tolerance: job.tolerance,
+            max_evaluations: self.max_evaluations,
+            steps: self.steps,
+            rule: job.rule,
+            chunk: self.gpu_chunk,
+        };
+        let outcomes =
+            device.batch_of_source(&source, integrand.dims, &lower, &upper, &params, &settings)?;
+        let mut outcomes = outcomes.into_iter();
+        Ok(prepared
+            .into_iter()
+            .map(|p| {
+                let p = p?;
+                let outcome = outcomes.next().ok_or_else(|| {
+                    Error::Gpu("the device returned fewer integrals than it was given".into())
+                })?;
+                conclude(job, &p.params, outcome)
+            })
+            .collect())
+    }
+}
+
+/// One row made ready: its parameter values and its bounds (x, then y), all finite.
+struct Prepared<T> {
+    params: Vec<T>,
+    ends: [T; 4],
+}
+
+/// A method's outcome as the row's estimate or error.
+fn conclude<T: Real>(
+    job: &Job<'_, T>,
+    params: &[T],
+    outcome: std::result::Result<Integrated<T>, NonFiniteAt<T>>,
+) -> Result<BatchEstimate>
+where
+    Value: From<T>,
+{
+    let names = job.batch.parameters();
+    match outcome {
+        Ok(r) => Ok(BatchEstimate {
+            value: r.value.into(),
+            error: r.error,
+            evaluations: r.evaluations,
+            converged: r.converged && job.tolerance.is_met(r.error, r.value.to_f64()),
+        }),
+        Err(at) => Err(Error::NonFinite {
+            x: match at.y {
+                None => format!("{}, {}", at.x, describe(names, params)),
+                Some(y) => format!("{}, y = {y}, {}", at.x, describe(names, params)),
+            },
+            value: at.value.to_string(),
+        }),
     }
 }
 
@@ -440,7 +573,8 @@ where
         }
     }
 
-    fn integrate(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<BatchEstimate> {
+    /// The row's parameter values and bounds, or why it cannot be integrated.
+    fn prepare(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<Prepared<T>> {
         let batch = job.batch;
         let dims = batch.integrand.coordinates();
         let names = batch.parameters();
@@ -482,7 +616,14 @@ where
             }
             ends[k] = v;
         }
+        Ok(Prepared { params, ends })
+    }
 
+    fn integrate(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<BatchEstimate> {
+        let Prepared { params, ends } = self.prepare(job, row)?;
+        let batch = job.batch;
+        let dims = batch.integrand.coordinates();
+        self.vars[dims..].copy_from_slice(&params);
         let method = batch.method;
         let steps = batch.steps;
         let cap = batch.max_evaluations;
@@ -523,21 +664,7 @@ where
                 })
             })
         };
-        match outcome {
-            Ok(r) => Ok(BatchEstimate {
-                value: r.value.into(),
-                error: r.error,
-                evaluations: r.evaluations,
-                converged: r.converged && job.tolerance.is_met(r.error, r.value.to_f64()),
-            }),
-            Err(at) => Err(Error::NonFinite {
-                x: match at.y {
-                    None => format!("{}, {}", at.x, describe(names, &params)),
-                    Some(y) => format!("{}, y = {y}, {}", at.x, describe(names, &params)),
-                },
-                value: at.value.to_string(),
-            }),
-        }
+        conclude(job, &params, outcome)
     }
 }
 

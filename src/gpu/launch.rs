@@ -487,6 +487,197 @@ pub(crate) fn genz_malik(
     Ok(RuleOutput { sums, fourth, bad })
 }
 
+/// The `batch_<method>_<type>_<vars>v` kernel of `kernels/batch.cu`: one integral per thread.
+pub(crate) struct BatchKernel {
+    func: CudaFunction,
+    name: String,
+    limbs: usize,
+    vars: usize,
+    /// The doubles of the constants buffer: Simpson's fraction, ε and, for Gauss–Kronrod,
+    /// three arrays of the rule's nodes, each value `limbs` doubles.
+    constants: usize,
+}
+
+impl BatchKernel {
+    /// Takes the kernel for `method`, `type_name` and `vars` variables
+    /// ([`super::batch::batch_kernel_name`]) from a module compiled from `batch.cu` with
+    /// `nodes` Kronrod nodes (0 for the other methods).
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        method: crate::methods::batch::BatchMethod,
+        type_name: &str,
+        vars: usize,
+        nodes: usize,
+    ) -> Result<Self> {
+        let limbs = type_limbs(type_name).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the GPU computes in f64, dd or qd, not {type_name}"
+            ))
+        })?;
+        let name = super::batch::batch_kernel_name(method, type_name, vars);
+        let func = module
+            .load_function(&name)
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(BatchKernel {
+            func,
+            name,
+            limbs,
+            vars,
+            constants: (2 + 3 * nodes) * limbs,
+        })
+    }
+}
+
+/// The inputs of one batch launch: `lower` and `upper` hold n values, `params` (vars − 1)
+/// arrays of n values, all limb-major; `constants` as [`BatchKernel`] says.
+pub(crate) struct BatchInput<'a> {
+    pub(crate) lower: &'a [f64],
+    pub(crate) upper: &'a [f64],
+    pub(crate) params: &'a [f64],
+    pub(crate) constants: &'a [f64],
+    pub(crate) relative: f64,
+    pub(crate) absolute: f64,
+    pub(crate) step_min: f64,
+    pub(crate) step_max: f64,
+    pub(crate) max_evaluations: u64,
+}
+
+/// What a batch launch returns for each of its n integrals.
+pub(crate) struct BatchOutput {
+    /// The values, limb-major.
+    pub(crate) value: Vec<f64>,
+    /// The error estimates.
+    pub(crate) error: Vec<f64>,
+    /// The evaluations.
+    pub(crate) evaluations: Vec<u64>,
+    /// 0 converged, 1 not converged, 2 a value that is not finite (at `bad_x`).
+    pub(crate) status: Vec<u32>,
+    /// Where the integrand was not finite, limb-major.
+    pub(crate) bad_x: Vec<f64>,
+    /// The value there, limb-major.
+    pub(crate) bad_value: Vec<f64>,
+}
+
+/// Threads of a batch block: each thread keeps its method's stack (Simpson's panels,
+/// Gauss–Kronrod's pieces) in local memory, which fewer threads a block spread better.
+const BATCH_THREADS: u32 = 128;
+
+/// Runs a batch kernel over the `n` integrals of `input`.
+pub(crate) fn batch(
+    stream: &Arc<CudaStream>,
+    kernel: &BatchKernel,
+    input: &BatchInput<'_>,
+) -> Result<BatchOutput> {
+    let limbs = kernel.limbs;
+    let len = input.lower.len();
+    let n = len / limbs;
+    if len != n * limbs
+        || input.upper.len() != len
+        || input.params.len() != (kernel.vars - 1) * len
+        || input.constants.len() != kernel.constants
+    {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' needs bounds of {limbs} limbs, {} parameter arrays and {} constant \
+             doubles; got {}, {}, {} and {} doubles",
+            kernel.name,
+            kernel.vars - 1,
+            kernel.constants,
+            len,
+            input.upper.len(),
+            input.params.len(),
+            input.constants.len()
+        )));
+    }
+    if n == 0 {
+        return Ok(BatchOutput {
+            value: Vec::new(),
+            error: Vec::new(),
+            evaluations: Vec::new(),
+            status: Vec::new(),
+            bad_x: Vec::new(),
+            bad_value: Vec::new(),
+        });
+    }
+    let blocks = u32::try_from((n as u64).div_ceil(BATCH_THREADS as u64))
+        .map_err(|_| GpuError::Invalid(format!("{n} integrals are too many for one launch")))?;
+    let ordinal = stream.context().ordinal();
+    let upload = |host: &[f64]| {
+        // An empty parameter list still needs a valid (one-element) buffer.
+        let host = if host.is_empty() { &[0.0][..] } else { host };
+        stream
+            .clone_htod(host)
+            .map_err(|e| alloc(ordinal, 8 * host.len(), e))
+    };
+    let (lower, upper) = (upload(input.lower)?, upload(input.upper)?);
+    let (params, constants) = (upload(input.params)?, upload(input.constants)?);
+    let zeros = |count: usize| {
+        stream
+            .alloc_zeros::<f64>(count)
+            .map_err(|e| alloc(ordinal, 8 * count, e))
+    };
+    let (mut value, mut bad_x, mut bad_value) = (zeros(len)?, zeros(len)?, zeros(len)?);
+    let mut error = zeros(n)?;
+    let mut evaluations = stream
+        .alloc_zeros::<u64>(n)
+        .map_err(|e| alloc(ordinal, 8 * n, e))?;
+    let mut status = stream
+        .alloc_zeros::<u32>(n)
+        .map_err(|e| alloc(ordinal, 4 * n, e))?;
+    let n64 = n as u64;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (BATCH_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(&lower)
+        .arg(&upper)
+        .arg(&params)
+        .arg(&constants)
+        .arg(&mut value)
+        .arg(&mut error)
+        .arg(&mut evaluations)
+        .arg(&mut status)
+        .arg(&mut bad_x)
+        .arg(&mut bad_value)
+        .arg(&n64)
+        .arg(&input.relative)
+        .arg(&input.absolute)
+        .arg(&input.step_min)
+        .arg(&input.step_max)
+        .arg(&input.max_evaluations);
+    // SAFETY: the arguments match HPQ_BATCH_KERNEL's parameters in kernels/batch.cu (four
+    // pointers to doubles read; pointers to doubles, u64 and u32 written, then to two more
+    // arrays of doubles; a u64 count, four doubles and a u64). The kernel's name says its
+    // method, type and number of variables (from_module), so real_t has `limbs` limbs,
+    // HPQ_VARS is `vars` and, for Gauss–Kronrod, HPQ_KRONROD_NODES is the `nodes` that sized
+    // `kernel.constants` (batch_source and batch_of_source take both from the same rule).
+    // Thread i < n reads lower, upper at j * n + i (j < limbs, below len), params at
+    // (v * limbs + j) * n + i (v < vars - 1, below (vars - 1) * len, the length checked
+    // above; with no parameter it reads none), constants below kernel.constants (checked),
+    // and writes value, bad_x, bad_value at j * n + i (below len), error, evaluations and
+    // status at i (below n): all within the buffers allocated above, all distinct
+    // allocations, as __restrict__ assumes.
+    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
+    let download = |dev: &CudaSlice<f64>| {
+        stream
+            .clone_dtoh(dev)
+            .map_err(|e| launch_error(&kernel.name, ordinal, e))
+    };
+    Ok(BatchOutput {
+        value: download(&value)?,
+        error: download(&error)?,
+        evaluations: stream
+            .clone_dtoh(&evaluations)
+            .map_err(|e| launch_error(&kernel.name, ordinal, e))?,
+        status: stream
+            .clone_dtoh(&status)
+            .map_err(|e| launch_error(&kernel.name, ordinal, e))?,
+        bad_x: download(&bad_x)?,
+        bad_value: download(&bad_value)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

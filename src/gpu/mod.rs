@@ -21,6 +21,7 @@
 //! ```
 
 mod backend;
+mod batch;
 mod cache;
 mod compile;
 mod context;
@@ -37,6 +38,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 use precision::Real;
 
 pub use backend::{gpu_min_list_points, gpu_min_points, GpuBackend, HybridBackend};
+pub use batch::{BatchRow, BatchSettings, MAX_BATCH_CHUNK};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
@@ -52,6 +54,7 @@ use launch::{ElementwiseKernel, EvaluateKernel, PointBuffers, UniformSumKernel};
 const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
 const EVALUATE_CU: &str = include_str!("../../kernels/evaluate.cu");
 const GENZ_MALIK_CU: &str = include_str!("../../kernels/genz_malik.cu");
+const BATCH_CU: &str = include_str!("../../kernels/batch.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
 const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
 

@@ -117,7 +117,7 @@ pub fn faq<T: Real>(
             (change / this_hill).abs().to_f64()
         };
         let d = ratio.max(change.abs().to_f64());
-        h = h_min + T::from_f64((-d).exp()) * (h_max - h_min);
+        h = h_min + T::from_f64(exp_neg(d)) * (h_max - h_min);
 
         let slope = (this_val - last_val) / step;
         let d2 = 2.0 * ((slope - last_slope) / (last_width + step)).abs().to_f64();
@@ -125,7 +125,8 @@ pub fn faq<T: Real>(
             bound += h3 / 12.0 * left_d2.unwrap_or(d2).max(d2);
         }
         left_d2 = Some(d2);
-        pending = Some(step.to_f64().powi(3));
+        let s = step.to_f64();
+        pending = Some(s * s * s);
         last_slope = slope;
         last_width = step;
 
@@ -143,6 +144,29 @@ pub fn faq<T: Real>(
         evaluations,
         converged: true,
     })
+}
+
+/// e^(−d) for d ≥ 0 (0 for NaN and past 700), from + − × ÷ and floor alone, so that
+/// `kernels/batch.cu` gives the same bits: libm's `exp` and libdevice's may differ in the last
+/// bit, and the step it sets moves every later point. Cody–Waite reduction d = k ln 2 − r
+/// with |r| ≤ ln 2 / 2, then e^r by Horner's rule on its Taylor series to r¹³/13! (below
+/// 2^-56 there), then the exact scaling by 2^-k.
+pub fn exp_neg(d: f64) -> f64 {
+    // ln 2 in two parts, the first with its low 21 bits zero so that k · ln2_hi is exact.
+    // fdlibm's ln2_hi and ln2_lo, by their bits (as the kernel gives them).
+    let ln2_hi = f64::from_bits(0x3fe6_2e42_fee0_0000);
+    let ln2_lo = f64::from_bits(0x3dea_39ef_3579_3c76);
+    if d.is_nan() || d >= 700.0 {
+        return 0.0;
+    }
+    let k = (d * std::f64::consts::LOG2_E + 0.5).floor();
+    let r = (k * ln2_hi - d) + k * ln2_lo;
+    let mut s = 1.0f64;
+    for n in (1..=13).rev() {
+        s = 1.0 + r * s / n as f64;
+    }
+    // 2^-k, a normal double for 0 <= k <= 1010.
+    s * f64::from_bits(((1023 - k as i64) as u64) << 52)
 }
 
 /// f at an interior point, which must be finite.

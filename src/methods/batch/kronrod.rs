@@ -21,7 +21,6 @@ use precision::Real;
 
 use super::{Integrated, NonFiniteAt, Tolerance};
 use crate::methods::adaptive::splittable;
-use crate::methods::gauss_kronrod::quadpack_estimate;
 use crate::rules::KronrodRule;
 
 /// The most pieces one integral is split into.
@@ -70,6 +69,7 @@ pub fn gauss_kronrod<T: Real>(
         scratch.points.clear();
         scratch.values.clear();
         rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut scratch.points);
+        // kernels/batch.cu visits the same points in the same order.
         for &x in &scratch.points {
             let y = f(x);
             if !y.is_finite() {
@@ -78,7 +78,7 @@ pub fn gauss_kronrod<T: Real>(
             scratch.values.push(y);
         }
         *evaluations += per_piece;
-        let (value, error, floor) = quadpack_estimate(rule, a, b, &scratch.values);
+        let (value, error, floor) = estimate(rule, a, b, &scratch.values);
         let error = error.max(floor);
         Ok(Piece {
             a,
@@ -122,6 +122,55 @@ pub fn gauss_kronrod<T: Real>(
         evaluations,
         converged: converged && tolerance.is_met(error, value.to_f64()),
     })
+}
+
+/// The Kronrod estimate of [a, b] from the values at the rule's points, QUADPACK's error and
+/// the rounding floor: `(value, error, floor)`, the error not yet floored. The computation of
+/// [`crate::methods::gauss_kronrod`]'s estimate (`KronrodRule::integrate`, then QUADPACK's
+/// scaling), with one change so that `kernels/batch.cu` gives the same bits: x^1.5 is
+/// x · √x (both correctly rounded everywhere) where `powf` is libm's on the host and
+/// libdevice's on the device, and the scaled error picks the piece to split next.
+fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> (T, f64, f64) {
+    let half = (b - a).ldexp(-1);
+    let (nodes, weights, gauss_weights) = (rule.nodes(), rule.weights(), rule.gauss_weights());
+    let mut kronrod = T::zero().to_accumulator();
+    let mut gauss = T::zero().to_accumulator();
+    let mut abs = T::zero();
+    // Value k belongs to node i: two values (at −x_i, then +x_i) for each node but 0.
+    let mut k = 0;
+    for (i, &x) in nodes.iter().enumerate() {
+        let sides = if x == T::zero() { 1 } else { 2 };
+        for f in &values[k..k + sides] {
+            kronrod = kronrod + (weights[i] * *f).to_accumulator();
+            gauss = gauss + (gauss_weights[i] * *f).to_accumulator();
+            abs += weights[i] * f.abs();
+        }
+        k += sides;
+    }
+    let kronrod = T::from_accumulator(kronrod);
+    let gauss = T::from_accumulator(gauss);
+    // The mean of f over [-1, 1] is kronrod / 2.
+    let mean = kronrod.ldexp(-1);
+    let mut asc = T::zero();
+    let mut k = 0;
+    for (i, &x) in nodes.iter().enumerate() {
+        let sides = if x == T::zero() { 1 } else { 2 };
+        for f in &values[k..k + sides] {
+            asc += weights[i] * (*f - mean).abs();
+        }
+        k += sides;
+    }
+    let h = half.abs();
+    let (kronrod, gauss) = (kronrod * half, gauss * half);
+    let resabs = (abs * h).to_f64();
+    let resasc = (asc * h).to_f64();
+    let mut error = (kronrod - gauss).abs().to_f64();
+    if resasc != 0.0 && error != 0.0 {
+        let scaled = 200.0 * error / resasc;
+        error = resasc * (scaled * scaled.sqrt()).min(1.0);
+    }
+    let floor = (4.0 * T::epsilon().to_f64() * resabs).max(super::rounding(kronrod));
+    (kronrod, error, floor)
 }
 
 /// Σ value (in the accumulator) and Σ error, in the pieces' order.

@@ -17,21 +17,37 @@ pub(crate) struct PointEval<'a, T> {
     tape: &'a Tape,
     /// One value per slot; the constant slots hold their folded values from the start.
     slots: Vec<T>,
+    /// For each slot, its value as a double when it is a constant that is an exact double in
+    /// dd or qd: it enters + − × ÷ through the mixed operations (`Qd * f64`), as in
+    /// `Expr::eval_batch` and the generated CUDA (`src/expr/cuda.rs`), whose bits the GPU's
+    /// batch kernel must give.
+    small: Vec<Option<f64>>,
 }
 
 impl<'a, T: Real> PointEval<'a, T> {
     /// Folds the tape's constants in `T`.
     pub fn new(tape: &'a Tape) -> PointEval<'a, T> {
-        PointEval {
-            slots: tape.fold_constants::<T>(),
-            tape,
-        }
+        let slots = tape.fold_constants::<T>();
+        let small = slots
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let limbs = v.limbs();
+                let exact = T::LIMBS > 1
+                    && tape.is_constant(Slot(k as u32))
+                    && limbs[1..].iter().all(|&l| l == 0.0);
+                exact.then_some(limbs[0])
+            })
+            .collect();
+        PointEval { slots, small, tape }
     }
 
     /// The value at `vars` (coordinates, then parameters); a missing variable reads as NaN.
     pub fn at(&mut self, vars: &[T]) -> T {
         let tape = self.tape;
         let s = &mut self.slots;
+        let small = &self.small;
+        let c = |i: Slot| small.get(i.index()).copied().flatten();
         for (k, op) in tape.ops().iter().enumerate() {
             // Constant slots (literals, and pi/2, sqrt(2), ...) hold their folded values.
             if tape.is_constant(Slot(k as u32)) {
@@ -45,10 +61,24 @@ impl<'a, T: Real> PointEval<'a, T> {
                     .unwrap_or_else(|| T::from_f64(f64::NAN)),
                 Op::Const(_) => continue,
                 Op::Neg(a) => -v(a),
-                Op::Add(a, b) => v(a) + v(b),
-                Op::Sub(a, b) => v(a) - v(b),
-                Op::Mul(a, b) => v(a) * v(b),
-                Op::Div(a, b) => v(a) / v(b),
+                Op::Add(a, b) => match (c(a), c(b)) {
+                    (None, Some(y)) => v(a) + y,
+                    (Some(y), None) => v(b) + y,
+                    _ => v(a) + v(b),
+                },
+                Op::Sub(a, b) => match c(b) {
+                    Some(y) => v(a) - y,
+                    None => v(a) - v(b),
+                },
+                Op::Mul(a, b) => match (c(a), c(b)) {
+                    (None, Some(y)) => v(a) * y,
+                    (Some(y), None) => v(b) * y,
+                    _ => v(a) * v(b),
+                },
+                Op::Div(a, b) => match c(b) {
+                    Some(y) => v(a) / y,
+                    None => v(a) / v(b),
+                },
                 Op::PowI(a, n) => pow_int(v(a), n),
                 Op::Unary(f, a) => f.apply(v(a)),
                 Op::Binary(f, a, b) => f.apply(v(a), v(b)),

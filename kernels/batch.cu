@@ -1,0 +1,596 @@
+// Many integrals at once, one per thread: the methods of src/methods/batch/ (faq.rs,
+// simpson.rs, kronrod.rs) for integrals in x of an integrand with parameters, each thread
+// integrating over its own [a, b] with its own parameter values.
+//
+// Every operation is the host's, in the host's order, on the same types: real_t arithmetic
+// through dd.cuh / qd.cuh (the host's algorithms), comparisons lexicographic on the limbs as
+// the host's PartialOrd, sums in the host's accumulator (double-double for doubles, added as
+// a full dd + dd), the f64 bookkeeping (error bounds, tolerances) in plain IEEE operations
+// compiled with --fmad=false, and no libm/libdevice function where the host's result feeds the
+// algorithm: FAQ's e^-d is exp_neg (faq.rs) and QUADPACK's x^1.5 is x * sqrt(x) (kronrod.rs),
+// both mirrored here. So in dd and qd a thread's value, error and evaluation count are the
+// host's bits; in double the integrand's transcendental functions are libdevice's and may move
+// the last bits.
+//
+// The host splices in, at the one marked place, `typedef <double|dd_t|qd_t> real_t;`, the
+// integrand (`integrand(real_t x)` when it has no parameter, `integrand(const real_t *x)` of
+// x and the parameters otherwise), `#define HPQ_VARS <1 + parameters>`, `#define
+// HPQ_BATCH_<FAQ|SIMPSON|KRONROD>` and `#define HPQ_BATCH_KERNEL
+// batch_<faq|simpson|kronrod>_<f64|dd|qd>_<vars>v`, and for Gauss–Kronrod `#define
+// HPQ_KRONROD_NODES <n + 1>`; the simpson depth and the kronrod pieces are
+// HPQ_SIMPSON_DEPTH and HPQ_KRONROD_PIECES, the host's constants. The kernel's name says
+// method, type and number of variables, so the host cannot launch it on data of another shape.
+//
+// Inputs and outputs of real_t travel limb-major as in evaluate.cu (limb j of element i at
+// p[j * n + i]); the parameters are HPQ_VARS - 1 such arrays one after the other.
+#include "reduce.cuh"
+
+// @@INTEGRAND@@
+
+// ---- real_t as the host's Real --------------------------------------------------------------
+
+__device__ __forceinline__ void bq_set(double &r, double x) { r = x; }
+__device__ __forceinline__ void bq_set(dd_t &r, double x) { r = dd_from_f64(x); }
+__device__ __forceinline__ void bq_set(qd_t &r, double x) { r = qd_from_f64(x); }
+// T::from_f64 (and T::from_i64 of a small integer, the same value).
+__device__ __forceinline__ real_t R(double x) {
+    real_t r;
+    bq_set(r, x);
+    return r;
+}
+
+// T::to_f64: the leading two limbs added.
+__device__ __forceinline__ double to_f64(double a) { return a; }
+__device__ __forceinline__ double to_f64(dd_t a) { return dd_to_f64(a); }
+__device__ __forceinline__ double to_f64(qd_t a) { return qd_to_f64(a); }
+
+// T::abs: negated when the leading limb's sign is negative.
+__device__ __forceinline__ double bq_abs(double a) { return fabs(a); }
+__device__ __forceinline__ dd_t bq_abs(dd_t a) { return signbit(a.hi) ? dd_neg(a) : a; }
+__device__ __forceinline__ qd_t bq_abs(qd_t a) { return signbit(a.x[0]) ? qd_neg(a) : a; }
+
+// T::ldexp.
+__device__ __forceinline__ double bq_ldexp(double a, int k) { return hpq_ldexp(a, k); }
+__device__ __forceinline__ dd_t bq_ldexp(dd_t a, int k) { return dd_ldexp(a, k); }
+__device__ __forceinline__ qd_t bq_ldexp(qd_t a, int k) { return qd_ldexp(a, k); }
+
+// ==, < and <= as the host's PartialEq (limb by limb) and PartialOrd (lexicographic on the
+// limbs); never called on NaN.
+__device__ __forceinline__ bool eq(double a, double b) { return a == b; }
+__device__ __forceinline__ bool eq(dd_t a, dd_t b) { return a.hi == b.hi && a.lo == b.lo; }
+__device__ __forceinline__ bool eq(qd_t a, qd_t b) {
+    return a.x[0] == b.x[0] && a.x[1] == b.x[1] && a.x[2] == b.x[2] && a.x[3] == b.x[3];
+}
+__device__ __forceinline__ bool lt(double a, double b) { return a < b; }
+__device__ __forceinline__ bool lt(dd_t a, dd_t b) {
+    return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+__device__ __forceinline__ bool lt(qd_t a, qd_t b) {
+    for (int i = 0; i < 4; ++i) {
+        if (a.x[i] != b.x[i]) return a.x[i] < b.x[i];
+    }
+    return false;
+}
+__device__ __forceinline__ bool le(real_t a, real_t b) { return lt(a, b) || eq(a, b); }
+__device__ __forceinline__ bool is_zero(real_t a) { return eq(a, R(0.0)); }
+__device__ __forceinline__ bool bq_finite(real_t a) { return isfinite(leading(a)); }
+
+// T::Accumulator: double-double for doubles (a value enters as dd_t(v, 0) through the full
+// dd + dd, as Dd::from_f64(v) + acc on the host), the type itself otherwise.
+__device__ __forceinline__ dd_t acc_of(double) { return dd_make(0.0, 0.0); }
+__device__ __forceinline__ dd_t acc_of(dd_t) { return dd_make(0.0, 0.0); }
+__device__ __forceinline__ qd_t acc_of(qd_t) { return qd_make(0.0, 0.0, 0.0, 0.0); }
+__device__ __forceinline__ dd_t acc_plus(dd_t a, double v) { return dd_add(a, dd_from_f64(v)); }
+__device__ __forceinline__ dd_t acc_plus(dd_t a, dd_t v) { return dd_add(a, v); }
+__device__ __forceinline__ qd_t acc_plus(qd_t a, qd_t v) { return qd_add(a, v); }
+__device__ __forceinline__ double acc_value(dd_t a, double) { return dd_to_f64(a); }
+__device__ __forceinline__ dd_t acc_value(dd_t a, dd_t) { return a; }
+__device__ __forceinline__ qd_t acc_value(qd_t a, qd_t) { return a; }
+typedef decltype(acc_of(real_t())) bq_acc_t;
+
+// ---- limb-major loads and stores ------------------------------------------------------------
+
+__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
+                                         unsigned long long, double &v) {
+    v = p[i];
+}
+__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
+                                         unsigned long long n, dd_t &v) {
+    v = dd_make(p[i], p[n + i]);
+}
+__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
+                                         unsigned long long n, qd_t &v) {
+    v = qd_make(p[i], p[n + i], p[2 * n + i], p[3 * n + i]);
+}
+__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long,
+                                          double v) {
+    p[i] = v;
+}
+__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
+                                          dd_t v) {
+    p[i] = v.hi;
+    p[n + i] = v.lo;
+}
+__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
+                                          qd_t v) {
+    for (int k = 0; k < 4; ++k) p[k * n + i] = v.x[k];
+}
+
+// ---- the integrand of one thread, its tolerance, its failure ---------------------------------
+
+// The integrand at x with this thread's parameters (variables 1..HPQ_VARS-1).
+struct Point {
+#if HPQ_VARS == 1
+    __device__ __forceinline__ real_t at(real_t x) { return integrand(x); }
+#else
+    real_t vars[HPQ_VARS];
+    __device__ __forceinline__ real_t at(real_t x) {
+        vars[0] = x;
+        return integrand(vars);
+    }
+#endif
+};
+
+// Tolerance (methods/batch/mod.rs): max(absolute, relative |I|).
+struct Tol {
+    double relative, absolute;
+    __device__ __forceinline__ double target(double magnitude) const {
+        return fmax(absolute, relative * fabs(magnitude));
+    }
+    __device__ __forceinline__ bool is_met(double error, double magnitude) const {
+        return error <= target(magnitude);
+    }
+};
+
+// What a thread found: the estimate, or the point where the integrand was not finite.
+struct Found {
+    real_t value;
+    double error;
+    unsigned long long evaluations;
+    bool converged;
+    real_t bad_x, bad_value;
+};
+
+// methods::rounding_floor: two units of ε.
+__device__ __forceinline__ double rounding(real_t magnitude, double eps) {
+    return 2.0 * eps * fabs(to_f64(magnitude));
+}
+
+// f at an interior point, which must be finite (faq.rs's sample).
+__device__ __forceinline__ bool sample(Point &f, real_t x, unsigned long long &evaluations,
+                                       Found &out, real_t &y) {
+    evaluations += 1;
+    y = f.at(x);
+    if (bq_finite(y)) return true;
+    out.bad_x = x;
+    out.bad_value = y;
+    return false;
+}
+
+// f at an end, sampled ε |inward| inside when not finite there (faq.rs's at_end).
+__device__ __forceinline__ bool at_end(Point &f, real_t x, real_t inward, real_t eps,
+                                       unsigned long long &evaluations, Found &out,
+                                       real_t &y) {
+    evaluations += 1;
+    y = f.at(x);
+    if (bq_finite(y)) return true;
+    return sample(f, x + inward * eps, evaluations, out, y);
+}
+
+#if defined(HPQ_BATCH_FAQ)
+// ---- faq.rs ----------------------------------------------------------------------------------
+
+// faq.rs's exp_neg: e^-d for d >= 0 from + - * / and floor, the host's bits.
+__device__ double exp_neg(double d) {
+    const double LN2_HI = __longlong_as_double(0x3fe62e42fee00000LL);
+    const double LN2_LO = __longlong_as_double(0x3dea39ef35793c76LL);
+    const double LOG2_E = __longlong_as_double(0x3ff71547652b82feLL);  // std's LOG2_E
+    if (!(d < 700.0)) return 0.0;
+    const double k = floor(d * LOG2_E + 0.5);
+    const double r = (k * LN2_HI - d) + k * LN2_LO;
+    double s = 1.0;
+    for (int n = 13; n >= 1; --n) s = 1.0 + r * s / (double)n;
+    return s * __longlong_as_double((1023LL - (long long)k) << 52);
+}
+
+__device__ bool faq(Point &f, real_t a, real_t b, double step_min, double step_max, real_t eps,
+                    Found &out) {
+    const real_t width = b - a;
+    const real_t h_min = width * R(step_min);
+    const real_t h_max = width * R(step_max);
+    unsigned long long evaluations = 0;
+
+    real_t h = h_min;
+    real_t p = a;
+    real_t last_val;
+    if (!at_end(f, a, width, eps, evaluations, out, last_val)) return false;
+    const real_t probe_x = a + h / R(10.0);
+    real_t probe;
+    if (!sample(f, probe_x, evaluations, out, probe)) return false;
+    real_t last_hill = (probe - last_val) / (probe_x - a);
+    bq_acc_t q = acc_of(real_t());
+
+    real_t last_slope = last_hill;
+    real_t last_width = probe_x - a;
+    bool has_left = false, has_pending = false;
+    double left_d2 = 0.0, pending = 0.0, bound = 0.0;
+
+    while (lt(p, b)) {
+        const real_t ahead = p + h;
+        const real_t next = le(b, ahead) ? b : ahead;
+        const real_t step = next - p;
+        real_t this_val;
+        if (eq(next, b)) {
+            if (!at_end(f, b, -width, eps, evaluations, out, this_val)) return false;
+        } else {
+            if (!sample(f, next, evaluations, out, this_val)) return false;
+        }
+        const real_t this_hill = bq_abs(this_val - last_val) / step;
+        q = acc_plus(q, bq_ldexp(step * (this_val + last_val), -1));
+        const real_t change = this_hill - last_hill;
+        const double ratio = is_zero(change) ? 0.0 : to_f64(bq_abs(change / this_hill));
+        const double d = fmax(ratio, to_f64(bq_abs(change)));
+        h = h_min + R(exp_neg(d)) * (h_max - h_min);
+
+        const real_t slope = (this_val - last_val) / step;
+        const double d2 = 2.0 * to_f64(bq_abs((slope - last_slope) / (last_width + step)));
+        if (has_pending) {
+            bound = bound + pending / 12.0 * fmax(has_left ? left_d2 : d2, d2);
+            has_pending = false;
+        }
+        has_left = true;
+        left_d2 = d2;
+        const double s = to_f64(step);
+        pending = s * s * s;
+        has_pending = true;
+        last_slope = slope;
+        last_width = step;
+
+        p = next;
+        last_val = this_val;
+        last_hill = this_hill;
+    }
+    if (has_pending) bound = bound + pending / 12.0 * (has_left ? left_d2 : 0.0);
+    out.value = acc_value(q, real_t());
+    out.error = fmax(bound, rounding(out.value, to_f64(eps)));
+    out.evaluations = evaluations;
+    out.converged = true;
+    return true;
+}
+#endif
+
+#if defined(HPQ_BATCH_SIMPSON)
+// ---- simpson.rs ------------------------------------------------------------------------------
+
+struct Panel {
+    real_t a, b, fa, fc, fb;
+    int depth;
+};
+
+__device__ bool simpson(Point &f, real_t a, real_t b, Tol tolerance,
+                        unsigned long long max_evaluations, real_t fraction, real_t eps,
+                        Found &out) {
+    const real_t width = b - a;
+    const real_t h0 = width * fraction;
+    const real_t two = R(2.0);
+    real_t x[7] = {a, a + h0, a + two * h0, bq_ldexp(a + b, -1), b - two * h0, b - h0, b};
+    unsigned long long evaluations = 0;
+    real_t y[7];
+    if (!at_end(f, a, width, eps, evaluations, out, y[0])) return false;
+    for (int k = 1; k < 6; ++k) {
+        evaluations += 1;
+        y[k] = f.at(x[k]);
+        if (!bq_finite(y[k])) {
+            out.bad_x = x[k];
+            out.bad_value = y[k];
+            return false;
+        }
+    }
+    if (!at_end(f, b, -width, eps, evaluations, out, y[6])) return false;
+    const bool nudged = evaluations > 7;
+
+    const real_t six = R(6.0), four = R(4.0);
+    real_t q0 = R(0.0);
+    for (int k = 0; k <= 4; k += 2) {
+        q0 = q0 + (x[k + 2] - x[k]) / six * (y[k] + four * y[k + 1] + y[k + 2]);
+    }
+    const real_t tol = R(tolerance.target(to_f64(q0)));
+    const real_t h_min = width * eps / R(1024.0);
+
+    Panel stack[HPQ_SIMPSON_DEPTH + 3];
+    int top = 0;
+    for (int k = 4; k >= 0; k -= 2) {
+        stack[top].a = x[k];
+        stack[top].b = x[k + 2];
+        stack[top].fa = y[k];
+        stack[top].fc = y[k + 1];
+        stack[top].fb = y[k + 2];
+        stack[top].depth = 0;
+        ++top;
+    }
+
+    bq_acc_t sum = acc_of(real_t());
+    real_t error = R(0.0);
+    bool complete = true;
+    while (top > 0) {
+        --top;
+        const Panel pn = stack[top];
+        const real_t h = pn.b - pn.a;
+        const real_t c = bq_ldexp(pn.a + pn.b, -1);
+        if (lt(bq_abs(h), h_min) || eq(c, pn.a) || eq(c, pn.b) ||
+            pn.depth >= HPQ_SIMPSON_DEPTH) {
+            sum = acc_plus(sum, h * pn.fc);
+            complete = false;
+            continue;
+        }
+        if (evaluations + 2 > max_evaluations) {
+            sum = acc_plus(sum, h * pn.fc);
+            complete = false;
+            continue;
+        }
+        const real_t d = bq_ldexp(pn.a + c, -1), e = bq_ldexp(c + pn.b, -1);
+        const real_t fd = f.at(d);
+        const real_t fe = f.at(e);
+        evaluations += 2;
+        if (!bq_finite(fd)) {
+            out.bad_x = d;
+            out.bad_value = fd;
+            return false;
+        }
+        if (!bq_finite(fe)) {
+            out.bad_x = e;
+            out.bad_value = fe;
+            return false;
+        }
+        const real_t q1 = h / six * (pn.fa + four * pn.fc + pn.fb);
+        const real_t q2 =
+            h / R(12.0) * (pn.fa + four * fd + two * pn.fc + four * fe + pn.fb);
+        const real_t q = q2 + (q2 - q1) / R(15.0);
+        if (le(bq_abs(q2 - q), tol)) {
+            sum = acc_plus(sum, q);
+            error = error + bq_abs(q2 - q);
+            continue;
+        }
+        // Left half on top, so that it is done first.
+        stack[top].a = c;
+        stack[top].b = pn.b;
+        stack[top].fa = pn.fc;
+        stack[top].fc = fe;
+        stack[top].fb = pn.fb;
+        stack[top].depth = pn.depth + 1;
+        stack[top + 1].a = pn.a;
+        stack[top + 1].b = c;
+        stack[top + 1].fa = pn.fa;
+        stack[top + 1].fc = fd;
+        stack[top + 1].fb = pn.fc;
+        stack[top + 1].depth = pn.depth + 1;
+        top += 2;
+    }
+    out.value = acc_value(sum, real_t());
+    out.error = fmax(to_f64(error), rounding(out.value, to_f64(eps)));
+    out.evaluations = evaluations;
+    out.converged = complete && !nudged && tolerance.is_met(out.error, to_f64(out.value));
+    return true;
+}
+#endif
+
+#if defined(HPQ_BATCH_KRONROD)
+// ---- kronrod.rs ------------------------------------------------------------------------------
+
+#define HPQ_KRONROD_POINTS (2 * HPQ_KRONROD_NODES - 1)
+
+struct Piece {
+    real_t a, b, value;
+    double error;
+    bool open;
+};
+
+// The rule: its non-negative nodes (largest first), Kronrod and Gauss weights.
+struct Rule {
+    real_t nodes[HPQ_KRONROD_NODES], weights[HPQ_KRONROD_NODES], gauss[HPQ_KRONROD_NODES];
+};
+
+// methods::adaptive::splittable.
+__device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
+    const real_t aa = bq_abs(a), ab = bq_abs(b);
+    // T::max: self unless other is larger.
+    const double scale = to_f64(le(ab, aa) ? aa : ab);
+    return to_f64(b - a) > 256.0 * eps * scale;
+}
+
+// kronrod.rs's piece and estimate: the rule on [a, b].
+__device__ bool piece(Point &f, const Rule &rule, real_t a, real_t b, double eps,
+                      unsigned long long &evaluations, Found &out, Piece &result) {
+    const real_t center = bq_ldexp(a + b, -1);
+    const real_t half = bq_ldexp(b - a, -1);
+    real_t values[HPQ_KRONROD_POINTS];
+    int k = 0;
+    for (int i = 0; i < HPQ_KRONROD_NODES; ++i) {
+        const real_t x = rule.nodes[i];
+        if (is_zero(x)) {
+            values[k++] = f.at(center);
+            if (!bq_finite(values[k - 1])) {
+                out.bad_x = center;
+                out.bad_value = values[k - 1];
+                return false;
+            }
+        } else {
+            const real_t dx = half * x;
+            const real_t xs[2] = {center - dx, center + dx};
+            for (int s = 0; s < 2; ++s) {
+                values[k++] = f.at(xs[s]);
+                if (!bq_finite(values[k - 1])) {
+                    out.bad_x = xs[s];
+                    out.bad_value = values[k - 1];
+                    return false;
+                }
+            }
+        }
+    }
+    evaluations += HPQ_KRONROD_POINTS;
+
+    bq_acc_t kronrod_acc = acc_of(real_t()), gauss_acc = acc_of(real_t());
+    real_t abs_sum = R(0.0);
+    k = 0;
+    for (int i = 0; i < HPQ_KRONROD_NODES; ++i) {
+        const int sides = is_zero(rule.nodes[i]) ? 1 : 2;
+        for (int s = 0; s < sides; ++s) {
+            const real_t v = values[k + s];
+            kronrod_acc = acc_plus(kronrod_acc, rule.weights[i] * v);
+            gauss_acc = acc_plus(gauss_acc, rule.gauss[i] * v);
+            abs_sum = abs_sum + rule.weights[i] * bq_abs(v);
+        }
+        k += sides;
+    }
+    const real_t kronrod1 = acc_value(kronrod_acc, real_t());
+    const real_t gauss1 = acc_value(gauss_acc, real_t());
+    const real_t mean = bq_ldexp(kronrod1, -1);
+    real_t asc = R(0.0);
+    k = 0;
+    for (int i = 0; i < HPQ_KRONROD_NODES; ++i) {
+        const int sides = is_zero(rule.nodes[i]) ? 1 : 2;
+        for (int s = 0; s < sides; ++s) asc = asc + rule.weights[i] * bq_abs(values[k + s] - mean);
+        k += sides;
+    }
+    const real_t h = bq_abs(half);
+    const real_t kronrod = kronrod1 * half, gauss = gauss1 * half;
+    const double resabs = to_f64(abs_sum * h);
+    const double resasc = to_f64(asc * h);
+    double error = to_f64(bq_abs(kronrod - gauss));
+    if (resasc != 0.0 && error != 0.0) {
+        const double scaled = 200.0 * error / resasc;
+        error = resasc * fmin(scaled * sqrt(scaled), 1.0);
+    }
+    const double floor_ = fmax(4.0 * eps * resabs, rounding(kronrod, eps));
+    error = fmax(error, floor_);
+    result.a = a;
+    result.b = b;
+    result.value = kronrod;
+    result.error = error;
+    result.open = error > floor_ && splittable(a, b, eps);
+    return true;
+}
+
+// Σ value (in the accumulator) and Σ error, in the pieces' order.
+__device__ __forceinline__ void totals(const Piece *pieces, int count, real_t &value,
+                                       double &error) {
+    bq_acc_t sum = acc_of(real_t());
+    error = 0.0;
+    for (int k = 0; k < count; ++k) {
+        sum = acc_plus(sum, pieces[k].value);
+        error = error + pieces[k].error;
+    }
+    value = acc_value(sum, real_t());
+}
+
+__device__ bool kronrod(Point &f, const Rule &rule, real_t a, real_t b, Tol tolerance,
+                        unsigned long long max_evaluations, double eps, Found &out) {
+    const unsigned long long per_piece = HPQ_KRONROD_POINTS;
+    unsigned long long evaluations = 0;
+    Piece pieces[HPQ_KRONROD_PIECES];
+    if (!piece(f, rule, a, b, eps, evaluations, out, pieces[0])) return false;
+    int count = 1;
+    bool converged = false;
+    real_t value;
+    double error;
+    for (;;) {
+        totals(pieces, count, value, error);
+        if (tolerance.is_met(error, to_f64(value))) {
+            converged = true;
+            break;
+        }
+        if (count == HPQ_KRONROD_PIECES || evaluations + 2 * per_piece > max_evaluations) break;
+        int worst = -1;
+        for (int k = 0; k < count; ++k) {
+            if (pieces[k].open && (worst < 0 || pieces[k].error > pieces[worst].error)) worst = k;
+        }
+        if (worst < 0) break;
+        const real_t pa = pieces[worst].a, pb = pieces[worst].b;
+        const real_t mid = bq_ldexp(pa + pb, -1);
+        Piece left;
+        if (!piece(f, rule, pa, mid, eps, evaluations, out, left)) return false;
+        pieces[worst] = left;
+        if (!piece(f, rule, mid, pb, eps, evaluations, out, pieces[count])) return false;
+        ++count;
+    }
+    totals(pieces, count, value, error);
+    out.value = value;
+    out.error = error;
+    out.evaluations = evaluations;
+    out.converged = converged && tolerance.is_met(error, to_f64(value));
+    return true;
+}
+#endif
+
+// ---- the kernel ------------------------------------------------------------------------------
+
+// lower, upper: n values of real_t; params: HPQ_VARS - 1 arrays of n values of real_t, all
+// limb-major. constants (real_t, `limbs` doubles each, one after the other): Simpson's 0.13579,
+// ε, then for Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss
+// weights. Outputs: value, bad_x, bad_value (n values of real_t, limb-major), error (n
+// doubles), evaluations (n), status (n: 0 converged, 1 not converged, 2 a value that is not
+// finite at bad_x).
+extern "C" __global__ void HPQ_BATCH_KERNEL(
+    const double *__restrict__ lower, const double *__restrict__ upper,
+    const double *__restrict__ params, const double *__restrict__ constants,
+    double *__restrict__ value, double *__restrict__ error,
+    unsigned long long *__restrict__ evaluations, unsigned int *__restrict__ status,
+    double *__restrict__ bad_x, double *__restrict__ bad_value, unsigned long long n,
+    double relative, double absolute, double step_min, double step_max,
+    unsigned long long max_evaluations) {
+    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int L = limbs<real_t>::count;
+    Point f;
+#if HPQ_VARS > 1
+    for (int v = 1; v < HPQ_VARS; ++v) load_soa(params + (v - 1) * L * n, i, n, f.vars[v]);
+#endif
+    real_t fraction, eps;
+    load(constants, fraction);
+    load(constants + L, eps);
+    const Tol tolerance = {relative, absolute};
+    (void)tolerance;
+    (void)max_evaluations;
+    (void)step_min;
+    (void)step_max;
+    (void)fraction;
+    real_t a, b;
+    load_soa(lower, i, n, a);
+    load_soa(upper, i, n, b);
+
+    Found out;
+    out.value = R(0.0);
+    out.error = 0.0;
+    out.evaluations = 0;
+    out.converged = true;
+    out.bad_x = R(0.0);
+    out.bad_value = R(0.0);
+    bool ok = true;
+    // batch.rs's oriented: 0 when empty, the ordered interval, negated when reversed.
+    if (!eq(a, b)) {
+        const bool reversed = !lt(a, b);
+        const real_t lo = reversed ? b : a, hi = reversed ? a : b;
+#if defined(HPQ_BATCH_FAQ)
+        ok = faq(f, lo, hi, step_min, step_max, eps, out);
+#elif defined(HPQ_BATCH_SIMPSON)
+        ok = simpson(f, lo, hi, tolerance, max_evaluations, fraction, eps, out);
+#elif defined(HPQ_BATCH_KRONROD)
+        Rule rule;
+        for (int k = 0; k < HPQ_KRONROD_NODES; ++k) {
+            load(constants + (2 + k) * L, rule.nodes[k]);
+            load(constants + (2 + HPQ_KRONROD_NODES + k) * L, rule.weights[k]);
+            load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, rule.gauss[k]);
+        }
+        ok = kronrod(f, rule, lo, hi, tolerance, max_evaluations, to_f64(eps), out);
+#else
+#error "define HPQ_BATCH_FAQ, HPQ_BATCH_SIMPSON or HPQ_BATCH_KRONROD"
+#endif
+        if (ok && reversed) out.value = -out.value;
+    }
+    store_soa(value, i, n, out.value);
+    store_soa(bad_x, i, n, out.bad_x);
+    store_soa(bad_value, i, n, out.bad_value);
+    error[i] = out.error;
+    evaluations[i] = out.evaluations;
+    status[i] = !ok ? 2u : (out.converged ? 0u : 1u);
+}

@@ -1,0 +1,329 @@
+//! Batches of integrals on the GPU (issue 12 §2): one integral per device thread by the CPU's
+//! algorithms, so that dd and qd rows are the CPU's bits, f64 rows within a few units in the
+//! last place (the bits where the integrand is rational), failing members fail in the same rows
+//! with the same messages, and batches larger than a launch run in chunks. Every value is also
+//! checked against its closed form in MPFR. All need a CUDA device.
+
+#[allow(dead_code)]
+#[path = "../examples/support/mpfr.rs"]
+mod mpfr_reference;
+mod mpfr_support;
+
+use hpquad::precision::{Dd, Qd, Real};
+use hpquad::{Batch, BatchEstimate, BatchMethod, Device, Error, ParamValue, Precision, Value};
+use mpfr_support::BITS;
+use rug::Float;
+
+/// The exact value of an estimate's number, in MPFR.
+fn exact(value: &Value) -> Float {
+    match *value {
+        Value::F64(x) => mpfr_support::mpfr(x),
+        Value::Dd(x) => mpfr_support::mpfr(x),
+        Value::Qd(x) => mpfr_support::mpfr(x),
+    }
+}
+
+/// `count` evenly spaced values of p from `start` to `stop`.
+fn linspace(start: &str, stop: &str, count: u64) -> Vec<Vec<ParamValue>> {
+    (0..count)
+        .map(|k| vec![ParamValue::linspace(start, stop, k, count)])
+        .collect()
+}
+
+/// p as an MPFR number, exactly as the batch computes it in `T` (start + k (stop − start)/(n −
+/// 1) in the working precision).
+fn p_of<T: Real>(row: &[ParamValue]) -> Float {
+    mpfr_support::mpfr(row[0].value::<T>().expect("a number"))
+}
+
+/// The rows of a batch.
+type Rows = Vec<Result<BatchEstimate, Error>>;
+
+/// The batch on the CPU and on the GPU.
+fn both(batch: &Batch, rows: &[Vec<ParamValue>]) -> (Rows, Rows) {
+    let cpu = batch
+        .clone()
+        .device(Device::Cpu)
+        .compute(rows)
+        .expect("cpu batch");
+    let gpu = batch
+        .clone()
+        .device(Device::Gpu)
+        .compute(rows)
+        .expect("gpu batch");
+    assert_eq!(cpu.len(), gpu.len());
+    (cpu, gpu)
+}
+
+/// ∫_0^1 e^(-p x) dx = (1 − e^−p)/p.
+fn exp_closed(p: &Float) -> Float {
+    let e = Float::with_val(BITS, -p.clone()).exp();
+    Float::with_val(BITS, 1 - e) / p
+}
+
+/// ∫_0^{1/p} e^(-p x²) dx = √π erf(√p · (1/p)) / (2√p), with 1/p the bound as the batch
+/// computes it (`upper`).
+fn gauss_closed(p: &Float, upper: &Float) -> Float {
+    let sp = Float::with_val(BITS, p.sqrt_ref());
+    let erf = Float::with_val(BITS, &sp * upper).erf();
+    let pi = Float::with_val(BITS, rug::float::Constant::Pi);
+    Float::with_val(BITS, pi.sqrt() * erf) / (2 * sp)
+}
+
+/// Asserts that every estimate is within its reported error (and a rounding allowance) of
+/// its closed form.
+fn check_closed_forms(
+    estimates: &[Result<BatchEstimate, Error>],
+    references: &[Float],
+    allowance: f64,
+    what: &str,
+) {
+    for (k, (e, r)) in estimates.iter().zip(references).enumerate() {
+        let e = e
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}, row {k}: {e}"));
+        let actual = Float::with_val(BITS, &exact(&e.value) - r).abs().to_f64();
+        assert!(
+            actual <= e.error + allowance * r.to_f64().abs(),
+            "{what}, row {k}: off by {actual:e}, error estimate {:e}",
+            e.error
+        );
+    }
+}
+
+fn precision_name(p: Precision) -> &'static str {
+    match p {
+        Precision::F64 => "f64",
+        Precision::Dd => "dd",
+        Precision::Qd => "qd",
+    }
+}
+
+/// The two families in one precision: the GPU's rows against the CPU's (equal, or within
+/// `ulps` units in the last place in f64) and against the closed forms.
+fn families<T: Real>(precision: Precision, bits_equal: bool) {
+    let eps = T::epsilon().to_f64();
+    let rows = linspace("0.5", "20", 97);
+    for method in BatchMethod::ALL {
+        let what = format!("{} {}", precision_name(precision), method);
+        // ∫_0^1 e^(-p x) dx.
+        let batch = Batch::new("exp(-p*x)", &["p"])
+            .unwrap()
+            .bounds("0", "1")
+            .method(method)
+            .precision(precision);
+        let (cpu, gpu) = both(&batch, &rows);
+        compare(&cpu, &gpu, bits_equal, eps, &what);
+        let references: Vec<Float> = rows.iter().map(|r| exp_closed(&p_of::<T>(r))).collect();
+        // FAQ's bound is Theorem 1's, a bound on the trapezoids; the tolerance methods report
+        // their own estimates; all within 100 ε of the value besides.
+        check_closed_forms(&gpu, &references, 100.0 * eps, &what);
+
+        // ∫_0^{1/p} e^(-p x²) dx, the upper bound computed in T per row.
+        let batch = Batch::new("exp(-p*x^2)", &["p"])
+            .unwrap()
+            .bounds("0", "1/p")
+            .method(method)
+            .precision(precision);
+        let (cpu, gpu) = both(&batch, &rows);
+        compare(&cpu, &gpu, bits_equal, eps, &what);
+        let references: Vec<Float> = rows
+            .iter()
+            .map(|r| {
+                let p: T = r[0].value::<T>().unwrap();
+                let upper = mpfr_support::mpfr(T::one() / p);
+                gauss_closed(&p_of::<T>(r), &upper)
+            })
+            .collect();
+        check_closed_forms(&gpu, &references, 100.0 * eps, &what);
+    }
+}
+
+/// Rows equal (dd, qd), or values within 16 ulp and errors close (f64).
+fn compare(
+    cpu: &[Result<BatchEstimate, Error>],
+    gpu: &[Result<BatchEstimate, Error>],
+    bits_equal: bool,
+    eps: f64,
+    what: &str,
+) {
+    for (k, (c, g)) in cpu.iter().zip(gpu).enumerate() {
+        if bits_equal {
+            match (c, g) {
+                (Ok(c), Ok(g)) => assert_eq!(c, g, "{what}, row {k}"),
+                (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string(), "{what}, row {k}"),
+                _ => panic!("{what}, row {k}: cpu {c:?}, gpu {g:?}"),
+            }
+        } else {
+            let (c, g) = (c.as_ref().unwrap(), g.as_ref().unwrap());
+            let (cv, gv) = (c.value.to_f64(), g.value.to_f64());
+            assert!(
+                (cv - gv).abs() <= 16.0 * eps * cv.abs(),
+                "{what}, row {k}: cpu {cv:e}, gpu {gv:e}"
+            );
+            assert_eq!(c.converged, g.converged, "{what}, row {k}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn dd_rows_are_the_cpu_bits() {
+    families::<Dd>(Precision::Dd, true);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn qd_rows_are_the_cpu_bits() {
+    families::<Qd>(Precision::Qd, true);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn f64_rows_within_a_few_ulp_of_the_cpu() {
+    families::<f64>(Precision::F64, false);
+}
+
+/// A rational integrand calls no libdevice function: in f64 too the rows are the CPU's bits.
+/// ∫_0^1 dx / (1 + p x²) = atan(√p)/√p.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn f64_rational_rows_are_the_cpu_bits() {
+    let rows = linspace("0.25", "50", 101);
+    for method in BatchMethod::ALL {
+        let batch = Batch::new("1/(1+p*x^2)", &["p"])
+            .unwrap()
+            .bounds("0", "1")
+            .method(method)
+            .precision(Precision::F64);
+        let (cpu, gpu) = both(&batch, &rows);
+        compare(&cpu, &gpu, true, f64::EPSILON, &format!("f64 {method}"));
+        let references: Vec<Float> = rows
+            .iter()
+            .map(|r| {
+                let sp = Float::with_val(BITS, p_of::<f64>(r).sqrt_ref());
+                Float::with_val(BITS, sp.clone().atan() / sp)
+            })
+            .collect();
+        check_closed_forms(
+            &gpu,
+            &references,
+            100.0 * f64::EPSILON,
+            &format!("f64 {method}"),
+        );
+    }
+}
+
+/// sqrt(x − p) is NaN left of p: the members with p inside (0, 1) fail, in their own rows and
+/// with the CPU's messages (the same point); those with p < 0 integrate to
+/// (2/3)((1 − p)^1.5 − (−p)^1.5), checked in MPFR.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn failing_members_fail_in_the_same_rows() {
+    let values = ["-2", "0.3", "-0.5", "0.75", "-1", "0.5", "-3"];
+    let rows: Vec<Vec<ParamValue>> = values.iter().map(|v| vec![ParamValue::from(*v)]).collect();
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        for method in BatchMethod::ALL {
+            let batch = Batch::new("sqrt(x-p)", &["p"])
+                .unwrap()
+                .bounds("0", "1")
+                .method(method)
+                .precision(precision);
+            let (cpu, gpu) = both(&batch, &rows);
+            let what = format!("{} {method}", precision_name(precision));
+            for (k, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+                let inside = !values[k].starts_with('-');
+                match (c, g) {
+                    (Err(c), Err(g)) => {
+                        assert!(inside, "{what}, row {k}: {g}");
+                        assert!(matches!(g, Error::NonFinite { .. }), "{what}, row {k}: {g}");
+                        assert_eq!(c.to_string(), g.to_string(), "{what}, row {k}");
+                    }
+                    (Ok(c), Ok(g)) => {
+                        assert!(!inside, "{what}, row {k}: p = {} integrated", values[k]);
+                        let p = Float::with_val(BITS, Float::parse(values[k]).unwrap());
+                        let one_p = Float::with_val(BITS, 1 - p.clone());
+                        let r = (one_p.clone() * one_p.sqrt()
+                            - Float::with_val(BITS, -p.clone()) * Float::with_val(BITS, -p).sqrt())
+                            * 2
+                            / 3;
+                        let actual = Float::with_val(BITS, &exact(&g.value) - &r).abs().to_f64();
+                        assert!(
+                            actual <= g.error + 1e-12,
+                            "{what}, row {k}: off by {actual:e}"
+                        );
+                        if precision != Precision::F64 {
+                            assert_eq!(c, g, "{what}, row {k}");
+                        } else {
+                            let (cv, gv) = (c.value.to_f64(), g.value.to_f64());
+                            assert!((cv - gv).abs() <= 16.0 * f64::EPSILON * cv.abs());
+                        }
+                    }
+                    _ => panic!("{what}, row {k}: cpu {c:?}, gpu {g:?}"),
+                }
+            }
+        }
+    }
+}
+
+/// A million f64 integrals in launches of 300 000 (four chunks, the last short), every row
+/// against the CPU and its closed form; and Auto takes the GPU for it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_million_integrals_run_in_chunks() {
+    let n = 1_000_000;
+    let rows = linspace("0.001", "30", n);
+    let batch = Batch::new("1/(1+p*x^2)", &["p"])
+        .unwrap()
+        .bounds("0", "1")
+        .method(BatchMethod::GaussKronrod)
+        .precision(Precision::F64)
+        .tolerance(1e-13);
+    let chunked = batch.clone().gpu_chunk(300_000);
+    let (cpu, gpu) = both(&chunked, &rows);
+    let whole = batch.clone().device(Device::Auto).compute(&rows).unwrap();
+    for (k, ((c, g), w)) in cpu.iter().zip(&gpu).zip(&whole).enumerate() {
+        let (c, g, w) = (
+            c.as_ref().unwrap(),
+            g.as_ref().unwrap(),
+            w.as_ref().unwrap(),
+        );
+        // Rational: the CPU's bits, whatever the chunking.
+        assert_eq!(c, g, "row {k}");
+        assert_eq!(g, w, "row {k}");
+        assert!(g.converged, "row {k}");
+    }
+    // The closed form on every thousandth row.
+    for k in (0..n as usize).step_by(1000) {
+        let g = gpu[k].as_ref().unwrap();
+        let sp = Float::with_val(BITS, p_of::<f64>(&rows[k]).sqrt_ref());
+        let r = Float::with_val(BITS, sp.clone().atan() / sp);
+        let actual = Float::with_val(BITS, &exact(&g.value) - &r).abs().to_f64();
+        assert!(
+            actual <= g.error + 4.0 * f64::EPSILON,
+            "row {k}: off by {actual:e}"
+        );
+    }
+}
+
+/// A 2-D batch is not run on the GPU: asking for it is a clear error, Auto runs it on the CPU.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_dimensional_batches_stay_on_the_cpu() {
+    let batch = Batch::new_2d("exp(-p*(x^2+y^2))", &["p"])
+        .unwrap()
+        .bounds("0", "1")
+        .y_bounds("0", "1")
+        .method(BatchMethod::Faq);
+    let rows = linspace("1", "2", 3);
+    assert!(matches!(
+        batch.clone().device(Device::Gpu).compute(&rows),
+        Err(Error::InvalidOption {
+            option: "device",
+            ..
+        })
+    ));
+    let auto = batch.clone().device(Device::Auto).compute(&rows).unwrap();
+    let cpu = batch.device(Device::Cpu).compute(&rows).unwrap();
+    assert_eq!(format!("{auto:?}"), format!("{cpu:?}"));
+}
