@@ -410,7 +410,10 @@ mod tests {
         assert!(big.contains("const real_t s1_p1 = s0 * s1_b1;"), "{big}");
         assert!(big.contains("const real_t s1_b4 = s1_b3 * s1_b3;"), "{big}");
         assert!(big.contains("const real_t s1_p4 = s1_p1 * s1_b4;"), "{big}");
-        assert!(big.contains("const real_t s1 = 0x1.0000000000000p+0 / s1_p4;"), "{big}");
+        assert!(
+            big.contains("const real_t s1 = 0x1.0000000000000p+0 / s1_p4;"),
+            "{big}"
+        );
         let huge = body::<Qd>("x^-80000000").body;
         assert!(huge.len() < 10_000, "{} bytes", huge.len());
         // x^5 = x * x^4
