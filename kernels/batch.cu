@@ -319,10 +319,10 @@ __device__ bool simpson(Point &f, real_t a, real_t b, Tol tolerance,
         const real_t c = bq_ldexp(pn.a + pn.b, -1);
         if (lt(bq_abs(h), h_min) || eq(c, pn.a) || eq(c, pn.b) ||
             pn.depth >= HPQ_SIMPSON_DEPTH || evaluations + 2 > max_evaluations) {
-            // The midpoint value stands; its distance from the Simpson value is its error.
+            // The midpoint value stands; twice its distance from the Simpson value is its error.
             const real_t midpoint = h * pn.fc;
             sum = acc_plus(sum, midpoint);
-            error = error + bq_abs(h / six * (pn.fa + four * pn.fc + pn.fb) - midpoint);
+            error = error + bq_abs(h / six * (pn.fa + four * pn.fc + pn.fb) - midpoint) * two;
             complete = false;
             continue;
         }

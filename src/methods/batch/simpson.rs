@@ -128,11 +128,13 @@ pub fn adaptive_simpson<T: Real>(
             || evaluations + 2 > max_evaluations
         {
             // The minimum step (a singularity, possibly) or the evaluation cap: the midpoint
-            // value stands, as in `quad`, and its distance from the panel's Simpson value is
-            // counted as its error, so that an unfinished integral claims no more than it has.
+            // value stands, as in `quad`, and twice its distance from the panel's Simpson value
+            // is counted as its error, so that an unfinished integral claims no more than it
+            // has (once is the midpoint rule's error to first order: a dd batch came out 0.3%
+            // beyond it).
             let midpoint = h * fc;
             sum = sum + midpoint.to_accumulator();
-            error += (h / six * (fa + four * fc + fb) - midpoint).abs();
+            error += (h / six * (fa + four * fc + fb) - midpoint).abs() * two;
             complete = false;
             continue;
         }
