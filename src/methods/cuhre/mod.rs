@@ -68,11 +68,6 @@ use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use regions::Regions;
 
-/// The children's points that one round of [`Schedule::Parallel`] evaluates at most: 2^16,
-/// enough to spread over the CPU's threads in the backend's 512-point chunks and few enough
-/// that a round splits little more than Algorithm 1 would (at least one region a round).
-pub const BATCH_POINTS: usize = 1 << 16;
-
 /// How the regions are split: one at a time, or a batch a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Schedule {

@@ -13,7 +13,7 @@
 use precision::Real;
 
 use super::regions::Regions;
-use super::{Finish, BATCH_POINTS};
+use super::Finish;
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
@@ -29,13 +29,14 @@ pub(super) fn run<T: Real, F: Integrand, B: Backend>(
 ) -> Result<Finish> {
     let per_split = 2 * regions.rule.points() as u64;
     regions.start(lower, upper, true)?;
+    // Splits a round: half the regions the backend takes in one call.
+    let round = (regions.backend.rule_round::<T, F>(regions.f) as u64 / 2).max(1);
     loop {
         if super::met(regions, options) {
             return Ok(Finish::Met);
         }
         let budget = options.max_evaluations.saturating_sub(regions.evaluations) / per_split;
-        let fit = (BATCH_POINTS as u64 / per_split).max(1);
-        let max = budget.min(fit) as usize;
+        let max = budget.min(round) as usize;
         if max == 0 {
             return Ok(Finish::Capped);
         }
