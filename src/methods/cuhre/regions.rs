@@ -22,8 +22,10 @@ use crate::methods::adaptive::{splittable, Worklist};
 use crate::methods::Stage;
 
 /// A factor on the null rules' estimate (`genz_malik.rs`), above DCUHRE's own constants:
-/// 1 until a case of `tests/cuhre.rs` says otherwise.
-pub const SAFETY: f64 = 1.0;
+/// the C0 family (kinks across every axis) fools the ratio test: with 5 its true error was
+/// 1.2 times the estimate at n = 4, with 20 it is 0.2 to 0.9 of it for n = 2..8; smooth
+/// families keep 10^-2 to 10^-5.
+pub const SAFETY: f64 = 20.0;
 
 /// One subregion's estimate.
 #[derive(Debug, Clone, Copy)]
