@@ -318,7 +318,13 @@ pub(crate) fn rule_regions<T, F: Integrand>(
 /// combinations (bit 0 set: -λ4 on axis i, bit 1 set: -λ4 on axis j); then the 2^n vertices,
 /// bit d of the vertex's index set meaning -λ5 on axis d. Returns the point's class (0 to 4).
 /// `constants` are λ2, λ3, λ4, λ5 (and λ2²/λ3², unused here).
-pub fn rule_point<T: Real>(k: u64, center: &[T], half: &[T], constants: &[T; 5], x: &mut [T]) -> usize {
+pub fn rule_point<T: Real>(
+    k: u64,
+    center: &[T],
+    half: &[T],
+    constants: &[T; 5],
+    x: &mut [T],
+) -> usize {
     let n = center.len() as u64;
     let [lambda2, lambda3, lambda4, lambda5, _] = *constants;
     x.copy_from_slice(center);
@@ -329,7 +335,11 @@ pub fn rule_point<T: Real>(k: u64, center: &[T], half: &[T], constants: &[T; 5],
     } else if k < on_axes {
         let (i, which) = (((k - 1) / 4) as usize, (k - 1) % 4);
         let step = if which < 2 { lambda2 } else { lambda3 } * half[i];
-        x[i] = if which % 2 == 1 { x[i] - step } else { x[i] + step };
+        x[i] = if which % 2 == 1 {
+            x[i] - step
+        } else {
+            x[i] + step
+        };
         if which < 2 {
             1
         } else {
@@ -351,7 +361,11 @@ pub fn rule_point<T: Real>(k: u64, center: &[T], half: &[T], constants: &[T; 5],
         let m = k - on_pairs;
         for (d, xd) in x.iter_mut().enumerate() {
             let step = lambda5 * half[d];
-            *xd = if m >> d & 1 == 1 { *xd - step } else { *xd + step };
+            *xd = if m >> d & 1 == 1 {
+                *xd - step
+            } else {
+                *xd + step
+            };
         }
         4
     }
@@ -377,7 +391,7 @@ pub(crate) fn region_sums<T: Real, F: Integrand>(
     let mut bad = None;
     let mut columns: Vec<Vec<T>> = vec![Vec::with_capacity(RULE_CHUNK); n];
     let mut classes = Vec::with_capacity(RULE_CHUNK);
-    let mut values = vec![T::zero(); RULE_CHUNK];
+    let mut values = [T::zero(); RULE_CHUNK];
     let mut x = vec![T::zero(); n];
     let mut first = 0u64;
     while first < count {

@@ -137,7 +137,9 @@ impl Backend for CpuBackend {
         constants: &[T; 5],
     ) -> Result<RuleSums<T>> {
         let dims = rule_regions(f, centers, halfwidths)?;
-        let regions = centers.chunks_exact(dims).zip(halfwidths.chunks_exact(dims));
+        let regions = centers
+            .chunks_exact(dims)
+            .zip(halfwidths.chunks_exact(dims));
         if centers.len() == dims || self.threads() == 1 {
             return Ok(RuleSums::collect(
                 regions.map(|(c, h)| region_sums(f, c, h, constants)),
@@ -153,7 +155,6 @@ impl Backend for CpuBackend {
         Ok(RuleSums::collect(each))
     }
 }
-
 
 /// Point-major coordinates as one column per dimension, the layout of
 /// [`Integrand::eval_batch`].

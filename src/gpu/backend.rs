@@ -9,14 +9,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use precision::{Dd, Qd, Real};
 
 use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_RULE_DIMS};
-use crate::backend::{
-    non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid,
-};
-use crate::methods::cuhre::rule_points;
+use crate::backend::{non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
+use crate::methods::cuhre::rule_points;
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).

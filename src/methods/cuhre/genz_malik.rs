@@ -133,15 +133,15 @@ fn null_vector<T: Real>(mut rows: Vec<Vec<T>>) -> Vec<T> {
         }
         rows.swap(r, best);
         let p = rows[r][col];
-        for k in 0..c {
-            rows[r][k] = rows[r][k] / p;
+        for x in rows[r].iter_mut() {
+            *x /= p;
         }
-        for i in 0..rows.len() {
+        let pivot = rows[r].clone();
+        for (i, row) in rows.iter_mut().enumerate() {
             if i != r {
-                let factor = rows[i][col];
-                for k in 0..c {
-                    let sub = factor * rows[r][k];
-                    rows[i][k] -= sub;
+                let factor = row[col];
+                for (x, &y) in row.iter_mut().zip(&pivot) {
+                    *x -= factor * y;
                 }
             }
         }
@@ -206,9 +206,7 @@ impl<T: Real> GenzMalik<T> {
         let n3 = expand(null_vector(rows3));
         let null = [n1, n2, n3];
         let null_norm = null.map(|v| {
-            let norm: f64 = (0..5)
-                .map(|k| size[k].to_f64() * v[k].abs().to_f64())
-                .sum();
+            let norm: f64 = (0..5).map(|k| size[k].to_f64() * v[k].abs().to_f64()).sum();
             1.0 / norm
         });
         GenzMalik {
