@@ -11,6 +11,7 @@ use precision::Real;
 
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
+use crate::methods::cuhre::rule_points;
 
 /// The points `a + (first + k * stride) * h` for `k < count`, in the working precision.
 ///
@@ -127,6 +128,47 @@ pub trait Backend: Sync {
         self.device()
     }
 
+    /// The Genz–Malik rule's class sums and fourth differences on each region of a list
+    /// ([`RuleSums`]): what a round of an adaptive cubature asks of the device. `centers` and
+    /// `halfwidths` hold `f.dims()` values a region, region-major; `constants` are λ2, λ3, λ4,
+    /// λ5 and λ2²/λ3² in `T`. A region's points are those of [`rule_point`], each class summed
+    /// in `T::Accumulator`; a non-finite value is reported in [`RuleSums::bad`], not as an
+    /// error, so that the caller names the point.
+    ///
+    /// The default sums region after region on the calling thread, each in the order of its
+    /// points: the same bits on every run.
+    fn genz_malik_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        let dims = rule_regions(f, centers, halfwidths)?;
+        Ok(RuleSums::collect(
+            centers
+                .chunks_exact(dims)
+                .zip(halfwidths.chunks_exact(dims))
+                .map(|(c, h)| region_sums(f, c, h, constants)),
+        ))
+    }
+
+    /// The device that [`Backend::genz_malik_sums`] would run `regions` regions of `f` on, for
+    /// the per-stage record. The default is [`Backend::device`].
+    fn device_for_rule<T: Real, F: Integrand>(&self, _f: &F, _regions: usize) -> Arc<str> {
+        self.device()
+    }
+
+    /// The most regions that one call of [`Backend::genz_malik_sums`] should be given by a
+    /// round of an adaptive cubature: enough to keep the device busy, few enough that a round
+    /// splits little more than one region at a time would. It must depend on the integrand
+    /// and the device only (never on the thread count), so that the rounds and the result
+    /// are the same on every machine of the kind. The default, for the CPU, is
+    /// [`CPU_ROUND_POINTS`] points' worth (at least one region).
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
+        (CPU_ROUND_POINTS / rule_points(f.dims().max(1))).max(1)
+    }
+
     /// The sum over one grid; see [`Backend::uniform_sums`].
     fn uniform_sum<T: Real, F: Integrand>(&self, f: &F, grid: &UniformGrid<T>) -> Result<T> {
         let sums = self.uniform_sums(f, std::slice::from_ref(grid))?;
@@ -202,4 +244,190 @@ pub(crate) fn require_1d<F: Integrand>(f: &F) -> Result<()> {
             ),
         })
     }
+}
+
+/// The rule points a round of an adaptive cubature hands the CPU at most: 2^16, enough to
+/// spread the regions over the threads, few enough that a round splits little more than one
+/// region at a time would (81 regions of 8 dimensions).
+pub const CPU_ROUND_POINTS: usize = 1 << 16;
+
+/// The Genz–Malik rule's sums over a list of regions ([`Backend::genz_malik_sums`]): the
+/// integrand summed over each of the rule's five point classes, and the fourth divided
+/// difference along each axis. Weights, volume and error are the caller's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleSums<T> {
+    /// For each region, the sum of the integrand over each point class: the center, the
+    /// points ±λ2 and ±λ3 on the axes, the ±λ4 pairs, the ±λ5 vertices (the order of
+    /// [`rule_point`] and `kernels/genz_malik.cu`).
+    pub classes: Vec<[T; 5]>,
+    /// For each region, the fourth divided difference along each axis, `dims` a region:
+    /// |(f(c + λ2 h_i e_i) + f(c - λ2 h_i e_i) - 2 f(c)) - (λ2²/λ3²) (f(c + λ3 h_i e_i) +
+    /// f(c - λ3 h_i e_i) - 2 f(c))|.
+    pub fourth: Vec<f64>,
+    /// The first region (in list order) with a point whose value is not finite, and the
+    /// index of its first such point in the order of [`rule_point`].
+    pub bad: Option<(usize, u64)>,
+}
+
+/// One region's part of [`RuleSums`]: class sums, fourth differences, first bad point.
+pub(crate) type RegionSums<T> = ([T; 5], Vec<f64>, Option<u64>);
+
+impl<T: Real> RuleSums<T> {
+    /// The list's sums from each region's, in list order.
+    pub(crate) fn collect(regions: impl IntoIterator<Item = RegionSums<T>>) -> RuleSums<T> {
+        let mut sums = RuleSums {
+            classes: Vec::new(),
+            fourth: Vec::new(),
+            bad: None,
+        };
+        for (r, (classes, fourth, bad)) in regions.into_iter().enumerate() {
+            sums.classes.push(classes);
+            sums.fourth.extend(fourth);
+            if sums.bad.is_none() {
+                sums.bad = bad.map(|k| (r, k));
+            }
+        }
+        sums
+    }
+}
+
+/// The number of dimensions of the regions of a rule list, or the error for centers and
+/// half-widths that are not whole regions of `f`.
+pub(crate) fn rule_regions<T, F: Integrand>(
+    f: &F,
+    centers: &[T],
+    halfwidths: &[T],
+) -> Result<usize> {
+    let dims = f.dims();
+    if dims == 0 || centers.len() % dims != 0 || halfwidths.len() != centers.len() {
+        return Err(Error::InvalidOption {
+            option: "regions",
+            reason: format!(
+                "{} centers and {} half-widths are not regions of {dims} dimensions",
+                centers.len(),
+                halfwidths.len()
+            ),
+        });
+    }
+    Ok(dims)
+}
+
+/// Point `k` of the Genz–Malik rule on the region `center ± half`, into `x`, in the order of
+/// `kernels/genz_malik.cu`: 0 the center; 1 + 4i + {0, 1, 2, 3}: +λ2, -λ2, +λ3, -λ3 on axis
+/// i; then for each pair of axes i < j in the order (0,1), (0,2), ..., (1,2), ... four sign
+/// combinations (bit 0 set: -λ4 on axis i, bit 1 set: -λ4 on axis j); then the 2^n vertices,
+/// bit d of the vertex's index set meaning -λ5 on axis d. Returns the point's class (0 to 4).
+/// `constants` are λ2, λ3, λ4, λ5 (and λ2²/λ3², unused here).
+pub fn rule_point<T: Real>(
+    k: u64,
+    center: &[T],
+    half: &[T],
+    constants: &[T; 5],
+    x: &mut [T],
+) -> usize {
+    let n = center.len() as u64;
+    let [lambda2, lambda3, lambda4, lambda5, _] = *constants;
+    x.copy_from_slice(center);
+    let on_axes = 1 + 4 * n;
+    let on_pairs = on_axes + 2 * n * n.saturating_sub(1);
+    if k == 0 {
+        0
+    } else if k < on_axes {
+        let (i, which) = (((k - 1) / 4) as usize, (k - 1) % 4);
+        let step = if which < 2 { lambda2 } else { lambda3 } * half[i];
+        x[i] = if which % 2 == 1 {
+            x[i] - step
+        } else {
+            x[i] + step
+        };
+        if which < 2 {
+            1
+        } else {
+            2
+        }
+    } else if k < on_pairs {
+        let m = k - on_axes;
+        let (mut pair, mut i) = (m / 4, 0usize);
+        while pair >= n - 1 - i as u64 {
+            pair -= n - 1 - i as u64;
+            i += 1;
+        }
+        let j = i + 1 + pair as usize;
+        let (si, sj) = (lambda4 * half[i], lambda4 * half[j]);
+        x[i] = if m & 1 == 1 { x[i] - si } else { x[i] + si };
+        x[j] = if m & 2 == 2 { x[j] - sj } else { x[j] + sj };
+        3
+    } else {
+        let m = k - on_pairs;
+        for (d, xd) in x.iter_mut().enumerate() {
+            let step = lambda5 * half[d];
+            *xd = if m >> d & 1 == 1 {
+                *xd - step
+            } else {
+                *xd + step
+            };
+        }
+        4
+    }
+}
+
+/// The points of one region evaluated at once, at most (the CPU backend's chunk).
+const RULE_CHUNK: usize = 512;
+
+/// One region's class sums, fourth differences and first non-finite point, its points
+/// evaluated in chunks on the calling thread and each class summed in `T::Accumulator` in the
+/// order of the points: the same bits whichever thread runs it.
+pub(crate) fn region_sums<T: Real, F: Integrand>(
+    f: &F,
+    center: &[T],
+    half: &[T],
+    constants: &[T; 5],
+) -> RegionSums<T> {
+    let n = center.len();
+    let count = rule_points(n) as u64;
+    let mut sums = [T::zero().to_accumulator(); 5];
+    // f(c), then +λ2, -λ2, +λ3, -λ3 on each axis: the fourth differences' values.
+    let mut axis_values = Vec::with_capacity(4 * n + 1);
+    let mut bad = None;
+    let mut columns: Vec<Vec<T>> = vec![Vec::with_capacity(RULE_CHUNK); n];
+    let mut classes = Vec::with_capacity(RULE_CHUNK);
+    let mut values = [T::zero(); RULE_CHUNK];
+    let mut x = vec![T::zero(); n];
+    let mut first = 0u64;
+    while first < count {
+        let len = (count - first).min(RULE_CHUNK as u64) as usize;
+        classes.clear();
+        for column in columns.iter_mut() {
+            column.clear();
+        }
+        for k in first..first + len as u64 {
+            classes.push(rule_point(k, center, half, constants, &mut x));
+            for (column, &xd) in columns.iter_mut().zip(&x) {
+                column.push(xd);
+            }
+        }
+        let refs: Vec<&[T]> = columns.iter().map(Vec::as_slice).collect();
+        f.eval_batch(&refs, &mut values[..len]);
+        for (j, (&y, &class)) in values[..len].iter().zip(&classes).enumerate() {
+            if bad.is_none() && !y.is_finite() {
+                bad = Some(first + j as u64);
+            }
+            if axis_values.len() < 4 * n + 1 {
+                axis_values.push(y);
+            }
+            sums[class] = sums[class] + y.to_accumulator();
+        }
+        first += len as u64;
+    }
+    let ratio = constants[4];
+    let twice_center = axis_values[0] + axis_values[0];
+    let fourth = axis_values[1..]
+        .chunks_exact(4)
+        .map(|a| {
+            let second2 = a[0] + a[1] - twice_center;
+            let second3 = a[2] + a[3] - twice_center;
+            (second2 - ratio * second3).abs().to_f64()
+        })
+        .collect();
+    (sums.map(T::from_accumulator), fourth, bad)
 }

@@ -208,3 +208,191 @@ fn gpu_rule_names_a_non_finite_point_and_picks_the_rough_axis() {
         .unwrap_err();
     assert!(err.to_string().contains("2 to"), "{err}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// CUHRE through the GPU backends, and the device's class sums against the CPU's
+// ---------------------------------------------------------------------------------------------
+
+mod mpfr_support;
+
+use hpquad::backend::Backend;
+use hpquad::cpu::CpuBackend;
+use hpquad::gpu::HybridBackend;
+use hpquad::methods::cuhre::{cuhre, GenzMalik, Hyperbox, Schedule};
+use hpquad::methods::Options;
+use mpfr_support::{abs_error, BITS};
+use rug::Float;
+
+/// exp(-Σ a² (x - u)²) over [0, 1]^n: Π √π / (2a) (erf(a (1 - u)) + erf(a u)), in MPFR.
+fn gaussian(n: usize) -> (String, Float) {
+    let (a, u) = (["2", "3", "1.5", "2.5"], ["0.3", "0.6", "0.45", "0.7"]);
+    let dec = |s: &str| Float::with_val(BITS, Float::parse(s).expect("a decimal"));
+    let pi = Float::with_val(BITS, rug::float::Constant::Pi);
+    let mut reference = Float::with_val(BITS, 1);
+    let mut terms = Vec::new();
+    for i in 0..n {
+        let (ai, ui) = (dec(a[i]), dec(u[i]));
+        let right = Float::with_val(BITS, &ai * (1 - ui.clone())).erf();
+        let left = Float::with_val(BITS, &ai * &ui).erf();
+        let root_pi = Float::with_val(BITS, pi.sqrt_ref());
+        reference *= root_pi / Float::with_val(BITS, &ai * 2) * (right + left);
+        terms.push(format!("{}^2*(x{} - {})^2", a[i], i + 1, u[i]));
+    }
+    (format!("exp(-({}))", terms.join(" + ")), reference)
+}
+
+/// (1 + Σ a x)^(-n-1) over [0, 1]^n: Σ_v (-1)^|v| / (1 + a·v) / (n! Π a), in MPFR.
+fn corner_peak(n: usize) -> (String, Float) {
+    let a = ["0.6", "0.4", "0.5", "0.3"];
+    let dec = |s: &str| Float::with_val(BITS, Float::parse(s).expect("a decimal"));
+    let mut sum = Float::with_val(BITS, 0);
+    for v in 0..1u32 << n {
+        let mut denominator = Float::with_val(BITS, 1);
+        for (k, ak) in a[..n].iter().enumerate() {
+            if v >> k & 1 == 1 {
+                denominator += dec(ak);
+            }
+        }
+        let term = Float::with_val(BITS, denominator.recip());
+        if v.count_ones() % 2 == 0 {
+            sum += term;
+        } else {
+            sum -= term;
+        }
+    }
+    let mut scale = Float::with_val(BITS, 1);
+    for (k, ak) in a[..n].iter().enumerate() {
+        scale *= dec(ak) * (k as u32 + 1);
+    }
+    let terms: Vec<String> = (0..n).map(|i| format!("{}*x{}", a[i], i + 1)).collect();
+    (
+        format!("(1 + {})^(-{})", terms.join(" + "), n + 1),
+        sum / scale,
+    )
+}
+
+/// CUHRE's rounds on `backend` for one case in `T`: honest, within the tolerance when
+/// converged, and the record names the device.
+fn cuhre_on<T: Real, B: Backend>(backend: &B, source: &str, n: usize, reference: &Float, tol: f64) {
+    let f = Expr::parse(source, n).expect(source);
+    let unit = Hyperbox::new(vec![T::zero(); n], vec![T::one(); n]).expect("box");
+    let options = Options {
+        relative: Some(tol),
+        ..Options::default()
+    };
+    let out = cuhre(&f, backend, &unit, Schedule::Parallel, &options).expect(source);
+    let err = abs_error(out.value, reference);
+    let devices: Vec<&str> = out.stages.iter().map(|s| &*s.device).collect();
+    println!(
+        "{source} in {}: error {err:.1e}, estimate {:.1e}, {} evaluations, {} rounds, {devices:?}",
+        T::NAME,
+        out.error,
+        out.evaluations,
+        out.levels
+    );
+    assert!(out.converged, "{source} in {}", T::NAME);
+    assert!(err <= out.error, "{source} in {}: dishonest", T::NAME);
+    assert!(
+        err <= tol * reference.to_f64().abs(),
+        "{source}: misses the tolerance"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuhre_on_the_gpu_backend_is_honest() {
+    let gpu = gpu();
+    for n in [2, 4] {
+        let (source, reference) = gaussian(n);
+        cuhre_on::<f64, _>(&gpu, &source, n, &reference, 1e-8);
+        cuhre_on::<Dd, _>(&gpu, &source, n, &reference, 1e-10);
+        let (source, reference) = corner_peak(n);
+        cuhre_on::<f64, _>(&gpu, &source, n, &reference, 1e-8);
+        cuhre_on::<Dd, _>(&gpu, &source, n, &reference, 1e-12);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuhre_on_the_hybrid_backend_is_honest_and_records_the_gpu() {
+    let hybrid = HybridBackend::new(CpuBackend::new(0).expect("a pool"), Some(gpu()));
+    let (source, reference) = gaussian(3);
+    // qd: a round of regions × 127 points passes the list threshold (2^14) on the GPU.
+    cuhre_on::<Qd, _>(&hybrid, &source, 3, &reference, 1e-12);
+    cuhre_on::<Dd, _>(&hybrid, &source, 3, &reference, 1e-10);
+    // Through the builder with Device::Gpu.
+    let est = hpquad::Integral::with_dims(&source, 3)
+        .expect("parses")
+        .over_box(&[0.0; 3], &[1.0; 3])
+        .method(hpquad::Method::Cuhre {
+            schedule: Schedule::Parallel,
+        })
+        .precision(hpquad::Precision::Qd)
+        .device(hpquad::Device::Gpu)
+        .tolerance(1e-12)
+        .compute()
+        .expect("computes");
+    let value = match est.value {
+        hpquad::Value::Qd(x) => abs_error(x, &reference),
+        other => panic!("{other:?}"),
+    };
+    assert!(est.converged && value <= est.error, "{est}");
+    assert!(
+        est.stages.iter().any(|s| s.device.starts_with("gpu")),
+        "{:?}",
+        est.stages
+    );
+}
+
+/// The device's class sums and fourth differences against the CPU backend's, region by
+/// region: the same points, summed in another order, so equal within a small relative bound
+/// of the classes' sizes (not bit for bit).
+fn sums_agree<T: Real>(dims: usize) {
+    let f = Expr::parse("exp(x1 - x2) * cos(3*x1 + x2) + x2^3", dims).expect("parses");
+    let rule = GenzMalik::<T>::new(dims);
+    let (mut centers, mut halves) = (Vec::new(), Vec::new());
+    for r in 0..500i64 {
+        for d in 0..dims as i64 {
+            centers.push(rational::<T>((r * 7 + d * 3) % 19 - 9, 10));
+            halves.push(rational::<T>(1 + (r + d) % 5, 40));
+        }
+    }
+    let cpu = CpuBackend::new(2)
+        .expect("a pool")
+        .genz_malik_sums(&f, &centers, &halves, rule.constants())
+        .expect("CPU sums");
+    let gpu = gpu()
+        .genz_malik_sums(&f, &centers, &halves, rule.constants())
+        .expect("GPU sums");
+    assert_eq!(cpu.bad, None);
+    assert_eq!(gpu.bad, None);
+    let bound = 1e3 * T::epsilon().to_f64();
+    for (r, (a, b)) in cpu.classes.iter().zip(&gpu.classes).enumerate() {
+        for k in 0..5 {
+            let size = a[k].to_f64().abs().max(1.0);
+            let diff = (a[k] - b[k]).to_f64().abs();
+            assert!(
+                diff <= bound * size,
+                "{} region {r} class {k}: {diff:e}",
+                T::NAME
+            );
+        }
+    }
+    for (i, (a, b)) in cpu.fourth.iter().zip(&gpu.fourth).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-12 * a.abs().max(1.0),
+            "{} fourth {i}",
+            T::NAME
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_class_sums_match_the_cpu() {
+    for dims in [2, 5] {
+        sums_agree::<f64>(dims);
+        sums_agree::<Dd>(dims);
+        sums_agree::<Qd>(dims);
+    }
+}

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use precision::Real;
 use rayon::prelude::*;
 
-use crate::backend::{point_count, require_1d, Backend, UniformGrid};
+use crate::backend::{
+    point_count, region_sums, require_1d, rule_regions, Backend, RuleSums, UniformGrid,
+};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 
@@ -123,6 +125,34 @@ impl Backend for CpuBackend {
             });
         }
         Ok(values)
+    }
+    /// The regions spread over the pool's threads, one region a task: each region's points
+    /// are evaluated and summed on one thread in the order of its points, so the sums have the
+    /// same bits for any thread count.
+    fn genz_malik_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        let dims = rule_regions(f, centers, halfwidths)?;
+        let regions = centers
+            .chunks_exact(dims)
+            .zip(halfwidths.chunks_exact(dims));
+        if centers.len() == dims || self.threads() == 1 {
+            return Ok(RuleSums::collect(
+                regions.map(|(c, h)| region_sums(f, c, h, constants)),
+            ));
+        }
+        let each: Vec<_> = self.pool.install(|| {
+            centers
+                .par_chunks_exact(dims)
+                .zip(halfwidths.par_chunks_exact(dims))
+                .map(|(c, h)| region_sums(f, c, h, constants))
+                .collect()
+        });
+        Ok(RuleSums::collect(each))
     }
 }
 

@@ -8,12 +8,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use precision::{Dd, Qd, Real};
 
-use super::{Gpu, GpuError, GpuReal, RuleSums};
-use crate::backend::{non_finite, require_1d, Backend, UniformGrid};
+use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_RULE_DIMS};
+use crate::backend::{non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
+use crate::methods::cuhre::rule_points;
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).
@@ -215,6 +216,45 @@ impl Backend for GpuBackend {
         };
         Ok(self.gpu.evaluate_of_source(&source, points, f.dims())?)
     }
+    /// One launch of the rule kernel (one block a region) for regions of 2 to
+    /// [`MAX_RULE_DIMS`] dimensions; intervals (seven points each) are summed on the host.
+    fn genz_malik_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        let dims = rule_regions(f, centers, halfwidths)?;
+        if centers.is_empty() || !(2..=MAX_RULE_DIMS).contains(&dims) {
+            return Ok(RuleSums::collect(
+                centers
+                    .chunks_exact(dims)
+                    .zip(halfwidths.chunks_exact(dims))
+                    .map(|(c, h)| region_sums(f, c, h, constants)),
+            ));
+        }
+        self.genz_malik(f, centers, halfwidths, constants)
+    }
+
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
+        gpu_rule_round(f.dims())
+    }
+}
+
+/// The regions a cubature round gives the GPU at most: 2^15 blocks of the rule kernel (an
+/// H100's 132 multiprocessors want 10^4 blocks and more to fill), and at most 2^26 rule points
+/// (a launch of a few tens of milliseconds in qd, not seconds), at least one region.
+pub const GPU_ROUND_REGIONS: usize = 1 << 15;
+
+/// The rule points of one GPU round at most; see [`GPU_ROUND_REGIONS`].
+pub const GPU_ROUND_POINTS: usize = 1 << 26;
+
+/// The regions of a GPU round in `dims` dimensions.
+fn gpu_rule_round(dims: usize) -> usize {
+    GPU_ROUND_REGIONS
+        .min(GPU_ROUND_POINTS / rule_points(dims.max(1)))
+        .max(1)
 }
 
 /// `HPQUAD_GPU_MIN_POINTS`, read once per process (every batch asks).
@@ -351,6 +391,18 @@ impl HybridBackend {
             && count as u64 >= gpu_min_list_points::<T>()
             && self.gpu().is_some()
     }
+    /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
+    /// of at least [`gpu_min_list_points`] (the list kernel's threshold: the rule kernel copies
+    /// only the regions, so this is conservative), an expression of 2 to [`MAX_RULE_DIMS`]
+    /// variables, a GPU.
+    fn rule_on_gpu<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> bool {
+        let points = (regions as u64).saturating_mul(rule_points(f.dims().max(1)) as u64);
+        self.may_use_gpu()
+            && (2..=MAX_RULE_DIMS).contains(&f.dims())
+            && f.tape().is_some()
+            && points >= gpu_min_list_points::<T>()
+            && self.gpu().is_some()
+    }
 }
 
 impl Backend for HybridBackend {
@@ -408,6 +460,38 @@ impl Backend for HybridBackend {
         match self.started() {
             Some(gpu) if on_gpu => gpu.evaluate(f, points),
             _ => self.cpu.evaluate(f, points),
+        }
+    }
+    fn genz_malik_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        centers: &[T],
+        halfwidths: &[T],
+        constants: &[T; 5],
+    ) -> Result<RuleSums<T>> {
+        let regions = centers.len() / f.dims().max(1);
+        let on_gpu = self.rule_on_gpu::<T, F>(f, regions);
+        match self.started() {
+            Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, constants),
+            _ => self.cpu.genz_malik_sums(f, centers, halfwidths, constants),
+        }
+    }
+
+    fn device_for_rule<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> Arc<str> {
+        let on_gpu = self.rule_on_gpu::<T, F>(f, regions);
+        match self.started() {
+            Some(g) if on_gpu => g.device(),
+            _ => self.cpu.device(),
+        }
+    }
+
+    /// The GPU's round when a round of that size would go to the GPU, else the CPU's.
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
+        let gpu = gpu_rule_round(f.dims());
+        if self.rule_on_gpu::<T, F>(f, gpu) {
+            gpu
+        } else {
+            self.cpu.rule_round::<T, F>(f)
         }
     }
 }

@@ -8,19 +8,9 @@ use super::launch::{self, RuleKernel};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, GENZ_MALIK_CU};
 use crate::expr::cuda::CudaIntegrand;
 
-/// The rule's sums over a list of regions, as the device computed them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RuleSums<T> {
-    /// For each region, the sum of the integrand over each point class: the center, the
-    /// points ±λ2 and ±λ3 on the axes, the ±λ4 pairs, the ±λ5 vertices (the order of
-    /// `kernels/genz_malik.cu`).
-    pub classes: Vec<[T; 5]>,
-    /// For each region, the fourth divided difference along each axis, `dims` a region.
-    pub fourth: Vec<f64>,
-    /// The first region (in list order) with a point whose value is not finite, and the
-    /// index of its first such point in the kernel's order.
-    pub bad: Option<(usize, u64)>,
-}
+/// The rule's sums over a list of regions: the contract of [`crate::backend::Backend::genz_malik_sums`],
+/// which the device fills here.
+pub use crate::backend::RuleSums;
 
 /// The rule kernel's name for `type_name` (f64, dd, qd) and `dims`: `genz_malik_qd_5d`.
 pub(crate) fn rule_kernel_name(type_name: &str, dims: usize) -> String {

@@ -5,14 +5,16 @@
 //! `../shared/papers/cuhre-gpu-arumugam-et-al.txt`).
 //!
 //! - C-RULES ([`genz_malik`]): the Genz–Malik degree-7 rule and its embedded degree-5 rule on
-//!   2^n + 2n² + 2n + 1 points give a region's estimate I, its error ε = |I7 - I5| and the
-//!   axis κ of the largest fourth divided difference; constants exact in the working precision.
+//!   2^n + 2n² + 2n + 1 points give a region's estimate I, its error ε (DCUHRE's null rules
+//!   and ratio test, times a safety factor) and the axis κ of the largest fourth divided
+//!   difference, all from the five class sums any backend computes
+//!   ([`Backend::genz_malik_sums`]); constants exact in the working precision.
 //! - Sequential CUHRE ([`Schedule::Sequential`], `sequential.rs`): the paper's Algorithm 1, a
 //!   priority queue of regions by ε, the worst split in two along κ, until
 //!   ε_g ≤ max(τ_abs, τ_rel |I_g|); on the calling thread, the baseline.
 //! - Rounds ([`Schedule::Parallel`], `parallel.rs`): a batch of the worst regions split per
-//!   round, all the children's points in one [`Backend::evaluate`] call (all CPU cores now, the
-//!   GPU's point-list kernel later).
+//!   round, all the children's class sums in one [`Backend::genz_malik_sums`] call (all CPU
+//!   cores, or the GPU's rule kernel), as many as [`Backend::rule_round`] says.
 //! - The regions, the split and DCUHRE's check of the children against their parent:
 //!   `regions.rs`.
 //!
@@ -67,11 +69,6 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use regions::Regions;
-
-/// The children's points that one round of [`Schedule::Parallel`] evaluates at most: 2^16,
-/// enough to spread over the CPU's threads in the backend's 512-point chunks and few enough
-/// that a round splits little more than Algorithm 1 would (at least one region a round).
-pub const BATCH_POINTS: usize = 1 << 16;
 
 /// How the regions are split: one at a time, or a batch a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,11 +1,11 @@
-//! CUHRE in rounds, for all CPU cores now and the GPU's point-list kernel later: each round
-//! splits a batch of the worst regions and evaluates all the children's points in one
-//! [`Backend::evaluate`] call, so the device spreads the work as it likes.
+//! CUHRE in rounds, for all CPU cores or the GPU: each round splits a batch of the worst
+//! regions and gets all the children's class sums in one [`Backend::genz_malik_sums`] call
+//! (rayon over the regions, or the rule kernel's block a region).
 //!
 //! The batch: the worst region, then the next worst as long as the error left in the regions
 //! not taken still exceeds half the tolerance (splitting fewer could not meet it even if the
-//! split ones became exact), at most as many as fit [`BATCH_POINTS`] children's points and the
-//! evaluation cap. Unlike the paper's GPU algorithm (its first phase splits every region above
+//! split ones became exact), at most half [`Backend::rule_round`] (the backend's round: 2^16 points'
+//! worth on the CPU, 2^15 regions on the GPU) and the evaluation cap. Unlike the paper's GPU algorithm (its first phase splits every region above
 //! a threshold into d pieces, its second runs Algorithm 1 per thread), a round keeps the one
 //! global priority queue, so the regions split are close to Algorithm 1's and the batch size
 //! does not depend on the number of threads: the same bits for any thread count.
@@ -13,7 +13,7 @@
 use precision::Real;
 
 use super::regions::Regions;
-use super::{Finish, BATCH_POINTS};
+use super::Finish;
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
@@ -29,13 +29,14 @@ pub(super) fn run<T: Real, F: Integrand, B: Backend>(
 ) -> Result<Finish> {
     let per_split = 2 * regions.rule.points() as u64;
     regions.start(lower, upper, true)?;
+    // Splits a round: half the regions the backend takes in one call.
+    let round = (regions.backend.rule_round::<T, F>(regions.f) as u64 / 2).max(1);
     loop {
         if super::met(regions, options) {
             return Ok(Finish::Met);
         }
         let budget = options.max_evaluations.saturating_sub(regions.evaluations) / per_split;
-        let fit = (BATCH_POINTS as u64 / per_split).max(1);
-        let max = budget.min(fit) as usize;
+        let max = budget.min(round) as usize;
         if max == 0 {
             return Ok(Finish::Capped);
         }
