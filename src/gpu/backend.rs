@@ -325,6 +325,16 @@ pub fn gpu_min_list_points<T: Real>() -> u64 {
     }
 }
 
+/// The fewest rule points (regions × points a region) for which the hybrid sends a cubature
+/// round to the GPU's rule kernel, in every precision: 2^16, about one round of 80 regions in
+/// 8 dimensions. Unlike a point list, the rule kernel receives only the regions (2n numbers
+/// each) and returns six numbers and n differences a region, so its transfers do not grow with
+/// the points; 2^16 f64 evaluations take a CPU core a millisecond or more, a launch some tens
+/// of microseconds. `HPQUAD_GPU_MIN_POINTS` overrides it as it does the others.
+pub fn gpu_min_rule_points() -> u64 {
+    min_points_override().unwrap_or(1 << 16)
+}
+
 /// The CPU for small grids, the GPU (when there is one and the integrand is an expression) for
 /// grids of at least [`gpu_min_points`] points.
 ///
@@ -392,15 +402,14 @@ impl HybridBackend {
             && self.gpu().is_some()
     }
     /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
-    /// of at least [`gpu_min_list_points`] (the list kernel's threshold: the rule kernel copies
-    /// only the regions, so this is conservative), an expression of 2 to [`MAX_RULE_DIMS`]
-    /// variables, a GPU.
+    /// of at least [`gpu_min_rule_points`], an expression of 2 to [`MAX_RULE_DIMS`] variables,
+    /// a GPU.
     fn rule_on_gpu<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> bool {
         let points = (regions as u64).saturating_mul(rule_points(f.dims().max(1)) as u64);
         self.may_use_gpu()
             && (2..=MAX_RULE_DIMS).contains(&f.dims())
             && f.tape().is_some()
-            && points >= gpu_min_list_points::<T>()
+            && points >= gpu_min_rule_points()
             && self.gpu().is_some()
     }
 }

@@ -37,7 +37,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaStream};
 use precision::Real;
 
-pub use backend::{gpu_min_list_points, gpu_min_points, GpuBackend, HybridBackend};
+pub use backend::{
+    gpu_min_list_points, gpu_min_points, gpu_min_rule_points, GpuBackend, HybridBackend,
+};
 pub use batch::{BatchRow, BatchSettings, MAX_BATCH_CHUNK};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
