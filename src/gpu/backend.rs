@@ -404,7 +404,7 @@ impl HybridBackend {
     /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
     /// of at least [`gpu_min_rule_points`], an expression of 2 to [`MAX_RULE_DIMS`] variables,
     /// a GPU.
-    fn rule_on_gpu<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> bool {
+    fn rule_on_gpu<F: Integrand>(&self, f: &F, regions: usize) -> bool {
         let points = (regions as u64).saturating_mul(rule_points(f.dims().max(1)) as u64);
         self.may_use_gpu()
             && (2..=MAX_RULE_DIMS).contains(&f.dims())
@@ -479,7 +479,7 @@ impl Backend for HybridBackend {
         constants: &[T; 5],
     ) -> Result<RuleSums<T>> {
         let regions = centers.len() / f.dims().max(1);
-        let on_gpu = self.rule_on_gpu::<T, F>(f, regions);
+        let on_gpu = self.rule_on_gpu(f, regions);
         match self.started() {
             Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, constants),
             _ => self.cpu.genz_malik_sums(f, centers, halfwidths, constants),
@@ -487,7 +487,7 @@ impl Backend for HybridBackend {
     }
 
     fn device_for_rule<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> Arc<str> {
-        let on_gpu = self.rule_on_gpu::<T, F>(f, regions);
+        let on_gpu = self.rule_on_gpu(f, regions);
         match self.started() {
             Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),
@@ -497,7 +497,7 @@ impl Backend for HybridBackend {
     /// The GPU's round when a round of that size would go to the GPU, else the CPU's.
     fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
         let gpu = gpu_rule_round(f.dims());
-        if self.rule_on_gpu::<T, F>(f, gpu) {
+        if self.rule_on_gpu(f, gpu) {
             gpu
         } else {
             self.cpu.rule_round::<T, F>(f)
