@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use hpquad::backend::rule_point;
+use hpquad::backend::{rule_point, Backend};
 use hpquad::cpu::CpuBackend;
 use hpquad::expr::Expr;
 use hpquad::integrand::Integrand;
@@ -423,16 +423,26 @@ fn run_case<T: Real>(
     threads: usize,
     options: &Options,
 ) -> Outcome<T> {
-    let f = Expr::parse(&case.expression, case.dims).expect(&case.expression);
     let cpu = CpuBackend::new(threads).expect("a pool");
+    run_case_on(case, schedule, &cpu, options)
+}
+
+/// [`run_case`] on any backend, the backend's name in the line printed.
+fn run_case_on<T: Real, B: Backend>(
+    case: &Case,
+    schedule: Schedule,
+    backend: &B,
+    options: &Options,
+) -> Outcome<T> {
+    let f = Expr::parse(&case.expression, case.dims).expect(&case.expression);
     let unit = Hyperbox::new(vec![T::zero(); case.dims], vec![T::one(); case.dims]).expect("box");
     let start = Instant::now();
-    let out = cuhre(&f, &cpu, &unit, schedule, options).expect(&case.name);
+    let out = cuhre(&f, backend, &unit, schedule, options).expect(&case.name);
     let err = abs_error(out.value, &case.reference);
     let relative = options.relative.unwrap_or(0.0);
     println!(
         "{:<22} {:>4} {:<15} {:>6.2} digits  est {:.1e} actual {:.1e} ({:.0e} of it)  {:>10} evals {:>7} steps  \
-         {:>8.3} s  {}",
+         {:>8.3} s  {}  {}",
         case.name,
         T::NAME,
         schedule.name(),
@@ -447,7 +457,8 @@ fn run_case<T: Real>(
             "converged"
         } else {
             "NOT converged"
-        }
+        },
+        backend.device()
     );
     assert!(
         err <= out.error,
@@ -867,6 +878,15 @@ fn benchmark_cases_in_f64() {
             ..Options::default()
         };
         run_case::<f64>(&case, Schedule::Sequential, 1, &options);
-        run_case::<f64>(&case, Schedule::Parallel, 2, &options);
+        run_case::<f64>(&case, Schedule::Parallel, 0, &options);
+        if hpquad::gpu::is_available() {
+            let cpu = CpuBackend::new(0).expect("a pool");
+            let gpu = hpquad::gpu::GpuBackend::new(0).expect("a CUDA device");
+            let hybrid = hpquad::gpu::HybridBackend::new(cpu, Some(gpu));
+            // The first call compiles the kernel (or reads it from the cache); the second is
+            // the warm time.
+            run_case_on::<f64, _>(&case, Schedule::Parallel, &hybrid, &options);
+            run_case_on::<f64, _>(&case, Schedule::Parallel, &hybrid, &options);
+        }
     }
 }
