@@ -38,7 +38,7 @@ struct Cli {
 enum Command {
     /// Compute π = ∫₀¹ (16x−16)/(x⁴−2x³+4x−4) dx by Romberg integration, level by level.
     Pi(pi::PiArgs),
-    /// Integrate an expression in x over [A, B].
+    /// Integrate an expression over [A, B] or a box, or a batch of them over parameter values.
     Integrate(Box<integrate::IntegrateArgs>),
     /// Evaluate a constant expression in f64, dd or qd, e.g. `hpquad eval "exp(1)"`.
     Eval(eval::EvalArgs),
