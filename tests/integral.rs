@@ -248,15 +248,19 @@ fn errors_say_what_and_where() {
         })
     ));
 
+    // A function of two variables over an interval: it needs a box.
     let two_d = Expr::parse("x*y", 2).expect("parses");
     let err = Integral::from_integrand(two_d).over(0.0..1.0).compute();
-    assert!(matches!(
-        err,
-        Err(Error::InvalidOption {
-            option: "integrand",
-            ..
-        })
-    ));
+    assert!(
+        matches!(
+            &err,
+            Err(Error::InvalidOption {
+                option: "box",
+                reason,
+            }) if reason.contains("2 variables") && reason.contains("over_box")
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
