@@ -86,7 +86,9 @@ pub fn decimal(data: &[u8]) {
     round_trip::<Qd>(&source);
 }
 
-/// A parsed finite value prints as digits that parse back to the same bits.
+/// A parsed finite value prints as digits that parse back to the same value. (The same value,
+/// not always the same limbs: where a lower limb is exactly half an ulp of the one above, as
+/// in qd's 1e-307 + 2^-1073, the tie has two normalised forms.)
 fn round_trip<T: Real>(source: &str) {
     let Ok(v) = T::parse_decimal(source) else {
         return;
@@ -97,11 +99,12 @@ fn round_trip<T: Real>(source: &str) {
     let printed = v.to_string();
     let back = T::parse_decimal(&printed)
         .unwrap_or_else(|e| panic!("{source:?} in {} printed {printed:?}: {e}", T::NAME));
-    assert_eq!(
-        back.limbs(),
+    assert!(
+        back.limbs() == v.limbs() || (back - v).to_f64() == 0.0,
+        "{source:?} in {} printed {printed:?}: {:?} came back as {:?}",
+        T::NAME,
         v.limbs(),
-        "{source:?} in {} printed {printed:?}",
-        T::NAME
+        back.limbs()
     );
 }
 
