@@ -116,6 +116,9 @@ __device__ __forceinline__ void sub_multiple(qd_t x, double k, qd_t &s, dd_t &ta
     }
 }
 
+// The passes after the first at most (REDUCE_PASSES).
+#define HPQ_REDUCE_PASSES 6
+
 // x = t + M pi/1024 with M = m (mod 2048), |t| <= pi/2048 (reduce).
 template <class T> __device__ __forceinline__ T reduce(T x, unsigned int &m_out) {
     double k1 = round(hi(x) * HPQ_INV_STEP);
@@ -126,12 +129,15 @@ template <class T> __device__ __forceinline__ T reduce(T x, unsigned int &m_out)
     qd_t s;
     dd_t tail;
     sub_multiple<T>(trig_params<T>::to_qd(x), k1, s, tail);
-    // k1 may miss the nearest multiple by one (or more beyond 2^50): a second pass.
-    double k2 = round((s.x[0] + tail.hi) * HPQ_INV_STEP);
-    if (k2 != 0.0) {
-        sub_multiple<T>(qd_add_dd(s, tail), k2, s, tail);
+    // k1 may miss the nearest multiple by one (or more beyond 2^50, and by far more when a
+    // lower component is large): further passes, each leaving ~2^-52 of the last rest.
+    long long m = (long long)fmod(k1, 2048.0);
+    for (int pass = 0; pass < HPQ_REDUCE_PASSES; ++pass) {
+        const double k = round((s.x[0] + tail.hi) * HPQ_INV_STEP);
+        if (k == 0.0) break;
+        sub_multiple<T>(qd_add_dd(s, tail), k, s, tail);
+        m += (long long)fmod(k, 2048.0);
     }
-    long long m = (long long)(fmod(k1, 2048.0) + fmod(k2, 2048.0));
     m_out = (unsigned int)(((m % 2048) + 2048) % 2048);
     return trig_params<T>::from_qd_plus(s, tail);
 }

@@ -177,6 +177,10 @@ fn sub_multiple<T: TrigExpansion>(x: Qd, k: f64) -> (Qd, Dd) {
     (s, tail)
 }
 
+/// The passes of `reduce` after the first at most: from |x| < 2^200 the rest falls below one
+/// multiple within five (mirrored by `HPQ_REDUCE_PASSES` in kernels/trig.cuh).
+const REDUCE_PASSES: usize = 6;
+
 /// Reduces a finite `x` with `|x| < NAN_LIMIT` to `(t, m)` with `x = t + M·π/1024`,
 /// `M ≡ m (mod 2048)`, `|t| <= π/2048` (up to rounding).
 fn reduce<T: TrigExpansion>(x: T) -> (T, u32) {
@@ -186,13 +190,19 @@ fn reduce<T: TrigExpansion>(x: T) -> (T, u32) {
     }
     let (mut s, mut tail) = sub_multiple::<T>(x.to_qd(), k1);
     // k1 comes from a rounded product and may miss the nearest multiple by one (or, beyond
-    // 2^50, by more): a second pass takes the rest off.
-    let k2 = ((s.0[0] + tail.hi) * INV_STEP).round();
-    if k2 != 0.0 {
-        (s, tail) = sub_multiple::<T>(s.add_dd(tail), k2);
+    // 2^50, by more, and by far more when a lower component is large: qd 1.3e51 + 7e34 left
+    // 2^32 multiples after two passes, and sin came out infinite): further passes take the
+    // rest off, each leaving about 2^-52 of the last.
+    // `%` on doubles is exact, and every remainder is an integer below 2048 in magnitude.
+    let mut m = (k1 % 2048.0) as i64;
+    for _ in 0..REDUCE_PASSES {
+        let k = ((s.0[0] + tail.hi) * INV_STEP).round();
+        if k == 0.0 {
+            break;
+        }
+        (s, tail) = sub_multiple::<T>(s.add_dd(tail), k);
+        m += (k % 2048.0) as i64;
     }
-    // `%` on doubles is exact, and both remainders are integers below 2048 in magnitude.
-    let m = ((k1 % 2048.0) + (k2 % 2048.0)) as i64;
     (T::from_qd_plus(s, tail), m.rem_euclid(2048) as u32)
 }
 
@@ -285,10 +295,10 @@ macro_rules! impl_trig {
         /// Trigonometric functions. Accurate to full precision (relative error below
         #[doc = $bound]
         /// measured against MPFR) for `|x| <= 2^50`, also within `2^-60·|x|` of a multiple of
-        /// π/2 where a result is tiny. Beyond 2^50 the reduced argument carries an absolute
-        /// error of about `|x|·2^-260`, so accuracy degrades gradually (for `Dd` only from
-        /// about 2^150 on); from `|x| >= 2^200` on the result would have almost no correct
-        /// bits and is NaN instead.
+        /// π/2 where a result is tiny. Beyond 2^50 the result carries an absolute error of
+        /// about `|x|·2^-267` in `Qd` and `|x|·2^-213` in `Dd` (measured against MPFR up to
+        /// 2^200 with full lower components), so accuracy degrades gradually; from
+        /// `|x| >= 2^200` on the result would have almost no correct bits and is NaN instead.
         impl $t {
             /// The sine. `sin(±0) = ±0`; NaN for NaN, ±∞ and `|x| >= 2^200`.
             #[inline]

@@ -14,6 +14,8 @@ use rug::Float;
 /// The functions under test, for both types.
 trait Trig: Exact {
     const BOUND: f64;
+    /// The absolute error over |x| beyond 2^50 (see `direct_huge`).
+    const BEYOND_2_50: f64;
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn tan(self) -> Self;
@@ -27,9 +29,10 @@ trait Trig: Exact {
 }
 
 macro_rules! impl_trig {
-    ($t:ident, $bound:expr, $hi:expr) => {
+    ($t:ident, $bound:expr, $beyond:expr, $hi:expr) => {
         impl Trig for $t {
             const BOUND: f64 = $bound;
+            const BEYOND_2_50: f64 = $beyond;
             fn sin(self) -> $t {
                 $t::sin(self)
             }
@@ -64,8 +67,8 @@ macro_rules! impl_trig {
     };
 }
 
-impl_trig!(Dd, -100.0, |x: Dd| x.hi);
-impl_trig!(Qd, -200.0, |x: Qd| x.0[0]);
+impl_trig!(Dd, -100.0, 6.1e-64, |x: Dd| x.hi); // 2^-210; measured 2^-213.3
+impl_trig!(Qd, -200.0, 1.1e-79, |x: Qd| x.0[0]); // 2^-262; measured 2^-267.3
 
 type Unary<T> = fn(T) -> T;
 type Reference = fn(&Float) -> Float;
@@ -123,6 +126,40 @@ fn direct_large<T: Trig>() {
         check(&label, 30 + i as u64, samples() / 4, f, reference, |r| {
             random::<T>(r, 20..50, true)
         });
+    }
+}
+
+/// Beyond 2^50 the documented accuracy is absolute, about |x|·2^-260, up to 2^200 (NaN from
+/// there). Full-precision arguments, whose lower components are large (qd 1.3e51 + 7e34 once
+/// left 2^32 multiples of π/1024 unreduced and sin came out infinite: found by fuzzing).
+fn direct_huge<T: Trig>() {
+    for (i, (name, f, reference)) in direct::<T>().into_iter().enumerate() {
+        let mut rng = rng(40 + i as u64);
+        let mut worst = 0.0f64;
+        for _ in 0..samples() / 16 {
+            let x: T = random(&mut rng, 50..200, true);
+            let (got, want) = (f(x).to_mpfr(), reference(&x.to_mpfr()));
+            let error = Float::with_val(PREC, &got - &want).abs().to_f64();
+            // tan magnifies the reduced argument's error by 1 + tan²; the result's own
+            // rounding adds a few ulp.
+            let slope = 1.0 + want.to_f64() * want.to_f64();
+            let ulp = if T::NAME == "dd" {
+                2f64.powi(-104)
+            } else {
+                2f64.powi(-208)
+            };
+            worst = worst.max((error / slope - 4.0 * ulp) / x.hi().abs());
+            assert!(
+                error <= slope * (x.hi().abs() * T::BEYOND_2_50 + 4.0 * ulp),
+                "{} {name}({x:?}) = {got}, MPFR {want}: error {error:e}",
+                T::NAME
+            );
+        }
+        println!(
+            "{} {name} |x| in 2^50..2^200: largest error / |x| {worst:e} (2^{:.1})",
+            T::NAME,
+            worst.log2()
+        );
     }
 }
 
@@ -269,6 +306,10 @@ macro_rules! tests_for {
             #[test]
             fn direct_large_arguments() {
                 direct_large::<$t>();
+            }
+            #[test]
+            fn direct_huge_arguments() {
+                direct_huge::<$t>();
             }
             #[test]
             fn direct_near_multiples_of_half_pi() {
