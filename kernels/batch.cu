@@ -24,6 +24,7 @@
 // Inputs and outputs of real_t travel limb-major as in evaluate.cu (limb j of element i at
 // p[j * n + i]); the parameters are HPQ_VARS - 1 such arrays one after the other.
 #include "reduce.cuh"
+#include "soa.cuh"
 
 // @@INTEGRAND@@
 
@@ -88,33 +89,6 @@ __device__ __forceinline__ dd_t acc_value(dd_t a, dd_t) { return a; }
 __device__ __forceinline__ qd_t acc_value(qd_t a, qd_t) { return a; }
 typedef decltype(acc_of(real_t())) bq_acc_t;
 
-// ---- limb-major loads and stores ------------------------------------------------------------
-
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long, double &v) {
-    v = p[i];
-}
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long n, dd_t &v) {
-    v = dd_make(p[i], p[n + i]);
-}
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long n, qd_t &v) {
-    v = qd_make(p[i], p[n + i], p[2 * n + i], p[3 * n + i]);
-}
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long,
-                                          double v) {
-    p[i] = v;
-}
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
-                                          dd_t v) {
-    p[i] = v.hi;
-    p[n + i] = v.lo;
-}
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
-                                          qd_t v) {
-    for (int k = 0; k < 4; ++k) p[k * n + i] = v.x[k];
-}
 
 // ---- the integrand of one thread, its tolerance, its failure ---------------------------------
 

@@ -14,34 +14,7 @@
 // elements laid out as above. One
 // thread per point; each value is the integrand's at its point alone, returned as it is, NaN
 // and infinities included: what a non-finite value means is the method's decision.
-#include "qd.cuh"
-
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long n, double &v) {
-    v = p[i];
-}
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long n, dd_t &v) {
-    v = dd_make(p[i], p[n + i]);
-}
-__device__ __forceinline__ void load_soa(const double *p, unsigned long long i,
-                                         unsigned long long n, qd_t &v) {
-    v = qd_make(p[i], p[n + i], p[2 * n + i], p[3 * n + i]);
-}
-
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
-                                          double v) {
-    p[i] = v;
-}
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
-                                          dd_t v) {
-    p[i] = v.hi;
-    p[n + i] = v.lo;
-}
-__device__ __forceinline__ void store_soa(double *p, unsigned long long i, unsigned long long n,
-                                          qd_t v) {
-    for (int k = 0; k < 4; ++k) p[k * n + i] = v.x[k];
-}
+#include "soa.cuh"
 
 // @@INTEGRAND@@
 

@@ -92,6 +92,22 @@ impl GpuBackend {
         Ok(source)
     }
 
+    /// [`GpuBackend::source`] in the working precision `T`, which must be f64, dd or qd.
+    fn source_in<T: Real>(&self, kernel: Kernel, tape: &Tape) -> Result<Arc<String>> {
+        if is::<T, f64>() {
+            self.source::<f64>(kernel, tape)
+        } else if is::<T, Dd>() {
+            self.source::<Dd>(kernel, tape)
+        } else if is::<T, Qd>() {
+            self.source::<Qd>(kernel, tape)
+        } else {
+            Err(Error::Gpu(format!(
+                "the GPU computes in f64, dd or qd, not {}",
+                T::NAME
+            )))
+        }
+    }
+
     /// The sums in `G`, which is `T` (the caller checked): values cross by `Any`, no unsafe.
     fn sums_in<T: Real, G: Real + GpuReal, F: Integrand>(
         &self,
@@ -146,18 +162,7 @@ impl GpuBackend {
         constants: &[T; 5],
     ) -> Result<RuleSums<T>> {
         let tape = Self::tape_of(f)?;
-        let source = if is::<T, f64>() {
-            self.source::<f64>(Kernel::Rule, tape)?
-        } else if is::<T, Dd>() {
-            self.source::<Dd>(Kernel::Rule, tape)?
-        } else if is::<T, Qd>() {
-            self.source::<Qd>(Kernel::Rule, tape)?
-        } else {
-            return Err(Error::Gpu(format!(
-                "the GPU computes in f64, dd or qd, not {}",
-                T::NAME
-            )));
-        };
+        let source = self.source_in::<T>(Kernel::Rule, tape)?;
         Ok(self
             .gpu
             .genz_malik_of_source(&source, f.dims(), centers, halfwidths, constants)?)
@@ -202,18 +207,7 @@ impl Backend for GpuBackend {
         if points.is_empty() {
             return Ok(Vec::new());
         }
-        let source = if is::<T, f64>() {
-            self.source::<f64>(Kernel::Evaluate, tape)?
-        } else if is::<T, Dd>() {
-            self.source::<Dd>(Kernel::Evaluate, tape)?
-        } else if is::<T, Qd>() {
-            self.source::<Qd>(Kernel::Evaluate, tape)?
-        } else {
-            return Err(Error::Gpu(format!(
-                "the GPU computes in f64, dd or qd, not {}",
-                T::NAME
-            )));
-        };
+        let source = self.source_in::<T>(Kernel::Evaluate, tape)?;
         Ok(self.gpu.evaluate_of_source(&source, points, f.dims())?)
     }
     /// One launch of the rule kernel (one block a region) for regions of 2 to

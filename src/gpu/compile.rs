@@ -16,11 +16,12 @@ use super::error::{driver, GpuError, Result};
 use super::sys;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 13] = [
+const HEADERS: [(&str, &str); 14] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
     ("reduce.cuh", include_str!("../../kernels/reduce.cuh")),
+    ("soa.cuh", include_str!("../../kernels/soa.cuh")),
     (
         "elementwise.cuh",
         include_str!("../../kernels/elementwise.cuh"),
