@@ -89,7 +89,6 @@ __device__ __forceinline__ dd_t acc_value(dd_t a, dd_t) { return a; }
 __device__ __forceinline__ qd_t acc_value(qd_t a, qd_t) { return a; }
 typedef decltype(acc_of(real_t())) bq_acc_t;
 
-
 // ---- the integrand of one thread, its tolerance, its failure ---------------------------------
 
 // The integrand at x with this thread's parameters (variables 1..HPQ_VARS-1).
