@@ -35,30 +35,41 @@ fn wanted(precision: Precision) -> f64 {
 /// convergence, the digits against `reference` and that the error estimate covers the error.
 fn check(source: &str, from: &str, to: &str, reference: &Float, method: Method) {
     for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
-        let estimate: Estimate = Integral::new(source)
-            .expect("the expression parses")
-            .bounds(from, to)
-            .precision(precision)
-            .compute()
-            .expect("the integral runs");
-        let what = format!("{source} on [{from}, {to}] in {precision:?}");
-        assert_eq!(estimate.method, method, "{what}: {:?}", estimate.reason);
-        assert!(estimate.reason.is_some(), "{what}: auto gives its reason");
-        assert!(estimate.converged, "{what}: not converged: {estimate:?}");
-        let error = Float::with_val(BITS, exact(&estimate.value) - reference)
-            .abs()
-            .to_f64();
-        let digits = -(error / reference.to_f64().abs()).log10();
-        assert!(
-            digits >= wanted(precision),
-            "{what}: {digits:.1} digits, error {error:.1e}"
-        );
-        assert!(
-            error <= estimate.error,
-            "{what}: error {error:.1e} above its estimate {:.1e}",
-            estimate.error
+        let estimate = answer(source, from, to, reference, precision);
+        assert_eq!(
+            estimate.method, method,
+            "{source} on [{from}, {to}] in {precision:?}: {:?}",
+            estimate.reason
         );
     }
+}
+
+/// Integrates `source` over [from, to] in `precision` with the default method and checks
+/// convergence, the digits against `reference` and that the error estimate covers the error.
+fn answer(source: &str, from: &str, to: &str, reference: &Float, precision: Precision) -> Estimate {
+    let estimate: Estimate = Integral::new(source)
+        .expect("the expression parses")
+        .bounds(from, to)
+        .precision(precision)
+        .compute()
+        .expect("the integral runs");
+    let what = format!("{source} on [{from}, {to}] in {precision:?}");
+    assert!(estimate.reason.is_some(), "{what}: auto gives its reason");
+    assert!(estimate.converged, "{what}: not converged: {estimate:?}");
+    let error = Float::with_val(BITS, exact(&estimate.value) - reference)
+        .abs()
+        .to_f64();
+    let digits = -(error / reference.to_f64().abs()).log10();
+    assert!(
+        digits >= wanted(precision),
+        "{what}: {digits:.1} digits, error {error:.1e}"
+    );
+    assert!(
+        error <= estimate.error,
+        "{what}: error {error:.1e} above its estimate {:.1e}",
+        estimate.error
+    );
+    estimate
 }
 
 #[test]
@@ -113,8 +124,62 @@ fn endpoint_singularities_get_tanh_sinh() {
 
 #[test]
 fn infinite_ranges_get_tanh_sinh() {
-    // ∫ e^(−x²) over ℝ = √π; ∫₀^∞ x⁵ e^(−x) dx = 5! = 120.
-    let root_pi = Float::with_val(BITS, Constant::Pi).pow(0.5f64);
+    // ∫ e^(−x²) over ℝ = √π; ∫₀^∞ dx / (1 + x²) = π/2, a tail too slow to cut.
+    let pi = Float::with_val(BITS, Constant::Pi);
+    let root_pi = Float::with_val(BITS, &pi).pow(0.5f64);
     check("exp(-x^2)", "-inf", "inf", &root_pi, Method::TanhSinh);
-    check("x^5*exp(-x)", "0", "inf", &float(120.0), Method::TanhSinh);
+    check("1/(1+x^2)", "0", "inf", &(pi / 2u32), Method::TanhSinh);
+}
+
+#[test]
+fn fast_decaying_half_infinite_ranges_are_cut_in_dd_and_qd() {
+    // ∫₀^∞ sin(x)/x e^(−x) dx = atan(1) = π/4; ∫₀^∞ x⁵ e^(−x) dx = 5! = 120;
+    // ∫_(−∞)^0 e^x dx = 1 (the cut mirrored); ∫₀^∞ x^(−1/2) e^(−x) dx = Γ(1/2) = √π, singular
+    // at 0, so its finite part goes to tanh-sinh.
+    let pi = Float::with_val(BITS, Constant::Pi);
+    let root_pi = Float::with_val(BITS, &pi).pow(0.5f64);
+    let cases = [
+        ("sin(x)/x*exp(-x)", "0", "inf", pi / 4u32),
+        ("x^5*exp(-x)", "0", "inf", float(120.0)),
+        ("exp(x)", "-inf", "0", float(1.0)),
+        ("x^(-0.5)*exp(-x)", "0", "inf", root_pi),
+    ];
+    for (source, from, to, reference) in &cases {
+        let whole = answer(source, from, to, reference, Precision::F64);
+        assert_eq!(whole.method, Method::TanhSinh, "{source} in f64");
+        let reason = whole.reason.unwrap_or_default();
+        assert!(
+            reason.contains("exp-sinh variant)"),
+            "{source} in f64: {reason}"
+        );
+        for precision in [Precision::Dd, Precision::Qd] {
+            let cut = answer(source, from, to, reference, precision);
+            let reason = cut.reason.unwrap_or_default();
+            assert!(
+                reason.contains("the tail by tanh-sinh's exp-sinh variant"),
+                "{source} in {precision:?}: {reason}"
+            );
+        }
+    }
+    // The oscillating tail is what the cut is for: in qd, a fraction of exp-sinh's evaluations.
+    let cut = answer(
+        "sin(x)/x*exp(-x)",
+        "0",
+        "inf",
+        &(Float::with_val(BITS, Constant::Pi) / 4u32),
+        Precision::Qd,
+    );
+    let whole: Estimate = Integral::new("sin(x)/x*exp(-x)")
+        .expect("the expression parses")
+        .bounds("0", "inf")
+        .precision(Precision::Qd)
+        .method(Method::TanhSinh)
+        .compute()
+        .expect("the integral runs");
+    assert!(
+        3 * cut.evaluations < whole.evaluations,
+        "cut {} against exp-sinh's {} evaluations",
+        cut.evaluations,
+        whole.evaluations
+    );
 }

@@ -3,7 +3,11 @@
 //!
 //! - An infinite bound: tanh-sinh's exp-sinh or sinh-sinh variant, which maps the whole range
 //!   with doubly exponential decay (Gauss rules would need a change of variables that turns
-//!   slow decay into an endpoint singularity).
+//!   slow decay into an endpoint singularity). In dd and qd a half-infinite range whose
+//!   integrand decays fast is first cut where it has decayed (`truncation`): the finite part
+//!   goes to the rule chosen below, the tail to exp-sinh, since exp-sinh alone needs 3.6 times
+//!   the evaluations on a tail that oscillates as it decays (sin(x)/x·e^(−x) in qd: 1839
+//!   against 507).
 //! - A finite interval whose integrand is singular or not analytic at an endpoint (sqrt(x),
 //!   log(x), x^(-x), x ln x): tanh-sinh, which clusters its nodes doubly exponentially at the
 //!   ends and converges exponentially for such integrands where Gauss rules converge only
@@ -36,7 +40,9 @@
 
 use precision::Real;
 
-use super::{gauss_kronrod, gauss_legendre, tanh_sinh, Interval, Options, Outcome, Stage};
+use super::{
+    gauss_kronrod, gauss_legendre, tanh_sinh, truncation, Interval, Options, Outcome, Stage,
+};
 use crate::backend::Backend;
 use crate::error::Result;
 #[cfg(doc)]
@@ -80,16 +86,94 @@ pub fn auto<T: Real, F: Integrand, B: Backend>(
         return Ok((outcome, choice(Method::GaussKronrod, reason)));
     }
     if !a.is_finite() || !b.is_finite() {
-        let outcome = tanh_sinh::tanh_sinh(f, backend, interval, options)?;
-        let variant = if !a.is_finite() && !b.is_finite() {
-            "sinh-sinh"
-        } else {
-            "exp-sinh"
-        };
-        let reason = format!("an infinite interval ({variant} variant)");
-        return Ok((outcome, choice(Method::TanhSinh, reason)));
+        return infinite(f, backend, interval, options);
     }
+    finite(f, backend, interval, options)
+}
 
+/// An infinite interval. A half-infinite one in dd or qd is cut where its integrand has decayed below the
+/// tolerance (see `truncation`): the finite part by the rule [`finite`] chooses, the tail by
+/// exp-sinh. Otherwise, or when the cut result misses the tolerance, tanh-sinh's exp-sinh or
+/// sinh-sinh variant takes the whole range.
+fn infinite<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    options: &Options,
+) -> Result<(Outcome<T>, Choice)> {
+    let Interval { a, b } = interval;
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    let variant = if !lo.is_finite() && !hi.is_finite() {
+        "sinh-sinh"
+    } else {
+        "exp-sinh"
+    };
+    let whole_reason = format!("an infinite interval ({variant} variant)");
+    let mut budget = *options;
+    let mut cut_result = None;
+    if truncation::pays::<T>() && (lo.is_finite() || hi.is_finite()) {
+        let end = if lo.is_finite() { lo } else { hi };
+        if let Some(cut) = truncation::search(f, backend, end, lo.is_finite(), options)? {
+            let point = cut.point;
+            let (outcome, chosen) =
+                truncation::split(f, backend, (lo, hi), cut, options, |near, budget| {
+                    finite(f, backend, near, budget)
+                })?;
+            let (from, to) = if lo.is_finite() {
+                (lo.to_string(), point.to_string())
+            } else {
+                (point.to_string(), hi.to_string())
+            };
+            let reason = format!(
+                "a half-infinite interval whose integrand falls below the tolerance by {}: \
+                 [{from}, {to}] by {} ({}), the tail by tanh-sinh's exp-sinh variant",
+                point, chosen.method, chosen.reason
+            );
+            let outcome = if a < b { outcome } else { outcome.negated() };
+            if outcome.converged {
+                return Ok((outcome, choice(chosen.method, reason)));
+            }
+            budget.max_evaluations = options.max_evaluations.saturating_sub(outcome.evaluations);
+            cut_result = Some((outcome, choice(chosen.method, reason)));
+        }
+    }
+    let mut outcome = tanh_sinh::tanh_sinh(f, backend, interval, &budget)?;
+    let mut chosen = choice(Method::TanhSinh, whole_reason);
+    if let Some((cut, cut_choice)) = cut_result {
+        // The cut missed the tolerance: the whole range by exp-sinh ran too, and the estimate
+        // with the smaller error is returned.
+        let spent = cut.evaluations + outcome.evaluations;
+        let mut stages = cut.stages.clone();
+        stages.extend(outcome.stages.iter().cloned());
+        let returned = if cut.error < outcome.error {
+            "the cut one is returned"
+        } else {
+            "exp-sinh's is returned"
+        };
+        chosen.reason = format!(
+            "{}; it missed the tolerance (error {:.1e}), so exp-sinh took the whole range \
+             (error {:.1e}) and {returned}",
+            cut_choice.reason, cut.error, outcome.error
+        );
+        if cut.error < outcome.error {
+            chosen.method = cut_choice.method;
+            outcome = cut;
+        }
+        outcome.evaluations = spent;
+        outcome.stages = stages;
+    }
+    Ok((outcome, chosen))
+}
+
+/// A finite interval: the probe decides between tanh-sinh, Gauss–Legendre and Gauss–Kronrod,
+/// and the other rule of the pair runs when the first misses the tolerance.
+fn finite<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    options: &Options,
+) -> Result<(Outcome<T>, Choice)> {
+    let Interval { a, b } = interval;
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     let probe = probe(f, backend, lo, hi)?;
     let kinks = f.tape().map_or(true, |tape| tape.has_kinks());

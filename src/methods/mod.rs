@@ -32,6 +32,7 @@ pub mod richardson;
 pub mod romberg;
 pub mod tanh_sinh;
 pub mod trapezoid;
+mod truncation;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
