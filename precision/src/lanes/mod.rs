@@ -131,6 +131,26 @@ pub trait Columns: Copy + Sized {
 trait Components<const N: usize>: Copy {
     fn to_array(self) -> [f64; N];
     fn from_array(c: [f64; N]) -> Self;
+    /// The `N * s.len()` components of `s`, in memory order.
+    fn flat(s: &[Self]) -> &[f64];
+    fn flat_mut(s: &mut [Self]) -> &mut [f64];
+}
+
+/// `Components::flat` and `flat_mut` for a `#[repr(C)]` type of `N` doubles.
+macro_rules! flat {
+    ($n:literal) => {
+        #[inline(always)]
+        fn flat(s: &[Self]) -> &[f64] {
+            // SAFETY: `Self` is `#[repr(C)]` with exactly $n f64 fields (or one [f64; $n]), so
+            // it has the size and alignment of [f64; $n] and no padding.
+            unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<f64>(), $n * s.len()) }
+        }
+        #[inline(always)]
+        fn flat_mut(s: &mut [Self]) -> &mut [f64] {
+            // SAFETY: as `flat`; the borrow is unique.
+            unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<f64>(), $n * s.len()) }
+        }
+    };
 }
 
 impl Components<2> for Dd {
@@ -142,6 +162,7 @@ impl Components<2> for Dd {
     fn from_array(c: [f64; 2]) -> Dd {
         Dd::new(c[0], c[1])
     }
+    flat!(2);
 }
 
 impl Components<4> for Qd {
@@ -153,6 +174,7 @@ impl Components<4> for Qd {
     fn from_array(c: [f64; 4]) -> Qd {
         Qd(c)
     }
+    flat!(4);
 }
 
 impl Components<1> for f64 {
@@ -164,10 +186,8 @@ impl Components<1> for f64 {
     fn from_array(c: [f64; 1]) -> f64 {
         c[0]
     }
+    flat!(1);
 }
-
-/// The widest vector: the transposition buffers hold this many elements.
-const MAX_WIDTH: usize = 8;
 
 /// Where a kernel reads an operand of `N` components per element.
 trait Source<const N: usize>: Copy {
@@ -188,14 +208,7 @@ impl<T: Components<N>, const N: usize> Source<N> for Column<'_, T> {
     }
     #[inline(always)]
     fn load<L: Lanes>(&self, l: L, i: usize) -> [L::V; N] {
-        let mut buf = [[0.0; MAX_WIDTH]; N];
-        for (j, x) in self.0[i..i + L::WIDTH].iter().enumerate() {
-            let c = x.to_array();
-            for k in 0..N {
-                buf[k][j] = c[k];
-            }
-        }
-        std::array::from_fn(|k| l.load(&buf[k]))
+        l.load_aos(T::flat(&self.0[i..i + L::WIDTH]))
     }
 }
 
@@ -217,13 +230,7 @@ impl<const N: usize> Source<N> for Splat<N> {
 /// Writes elements `i..i + L::WIDTH` of `dst` from one vector per component.
 #[inline(always)]
 fn store<L: Lanes, T: Components<N>, const N: usize>(l: L, dst: &mut [T], i: usize, v: [L::V; N]) {
-    let mut buf = [[0.0; MAX_WIDTH]; N];
-    for k in 0..N {
-        l.store(&mut buf[k], v[k]);
-    }
-    for (j, y) in dst[i..i + L::WIDTH].iter_mut().enumerate() {
-        *y = T::from_array(std::array::from_fn(|k| buf[k][j]));
-    }
+    l.store_aos(T::flat_mut(&mut dst[i..i + L::WIDTH]), v)
 }
 
 /// One column operation: the lane kernel, and the scalar method it mirrors.

@@ -51,6 +51,18 @@ pub(crate) trait Lanes: Copy {
     /// The mask as bits, lane `i` in bit `i`.
     fn bits(self, m: Self::M) -> u32;
 
+    /// `WIDTH` values of `N` components stored one after another in `s` (array of
+    /// structures), as one vector per component.
+    #[inline(always)]
+    fn load_aos<const N: usize>(self, s: &[f64]) -> [Self::V; N] {
+        generic_load(self, s)
+    }
+    /// The inverse of `load_aos`.
+    #[inline(always)]
+    fn store_aos<const N: usize>(self, s: &mut [f64], v: [Self::V; N]) {
+        generic_store(self, s, v)
+    }
+
     /// `a > b`.
     #[inline(always)]
     fn gt(self, a: Self::V, b: Self::V) -> Self::M {
@@ -166,6 +178,35 @@ impl Lanes for Scalar {
     #[inline(always)]
     fn bits(self, m: bool) -> u32 {
         m as u32
+    }
+}
+
+/// `Lanes::load_aos` through a buffer: for the scalar lanes, and component counts without
+/// a shuffle.
+#[inline(always)]
+fn generic_load<L: Lanes, const N: usize>(l: L, s: &[f64]) -> [L::V; N] {
+    let s = &s[..N * L::WIDTH];
+    let mut buf = [[0.0; 8]; N];
+    for (j, x) in s.chunks_exact(N).enumerate() {
+        for k in 0..N {
+            buf[k][j] = x[k];
+        }
+    }
+    std::array::from_fn(|k| l.load(&buf[k]))
+}
+
+/// `Lanes::store_aos` through a buffer.
+#[inline(always)]
+fn generic_store<L: Lanes, const N: usize>(l: L, s: &mut [f64], v: [L::V; N]) {
+    let s = &mut s[..N * L::WIDTH];
+    let mut buf = [[0.0; 8]; N];
+    for k in 0..N {
+        l.store(&mut buf[k], v[k]);
+    }
+    for (j, x) in s.chunks_exact_mut(N).enumerate() {
+        for k in 0..N {
+            x[k] = buf[k][j];
+        }
     }
 }
 
@@ -285,6 +326,84 @@ mod x86 {
         fn bits(self, m: __m256d) -> u32 {
             unsafe { _mm256_movemask_pd(m) as u32 }
         }
+        #[inline(always)]
+        fn load_aos<const N: usize>(self, s: &[f64]) -> [__m256d; N] {
+            match N {
+                2 => {
+                    let c = transpose_2x4(self.load(&s[..4]), self.load(&s[4..8]));
+                    std::array::from_fn(|k| c[k])
+                }
+                4 => {
+                    let r = [0, 4, 8, 12].map(|i| self.load(&s[i..i + 4]));
+                    let c = transpose_4x4(r);
+                    std::array::from_fn(|k| c[k])
+                }
+                _ => super::generic_load(self, s),
+            }
+        }
+        #[inline(always)]
+        fn store_aos<const N: usize>(self, s: &mut [f64], v: [__m256d; N]) {
+            match N {
+                2 => {
+                    let r = untranspose_2x4(v[0], v[1 % N]);
+                    self.store(&mut s[..4], r[0]);
+                    self.store(&mut s[4..8], r[1]);
+                }
+                4 => {
+                    let r = transpose_4x4([v[0], v[1 % N], v[2 % N], v[3 % N]]);
+                    for (k, i) in [0, 4, 8, 12].into_iter().enumerate() {
+                        self.store(&mut s[i..i + 4], r[k]);
+                    }
+                }
+                _ => super::generic_store(self, s, v),
+            }
+        }
+    }
+
+    /// Four double-doubles `[h0 l0 h1 l1] [h2 l2 h3 l3]` as `[h0 h1 h2 h3] [l0 l1 l2 l3]`.
+    #[inline(always)]
+    fn transpose_2x4(r0: __m256d, r1: __m256d) -> [__m256d; 2] {
+        // SAFETY: only called from `Avx2` methods, which exist only on CPUs with AVX2.
+        unsafe {
+            let p0 = _mm256_permute4x64_pd::<0xD8>(r0);
+            let p1 = _mm256_permute4x64_pd::<0xD8>(r1);
+            [
+                _mm256_permute2f128_pd::<0x20>(p0, p1),
+                _mm256_permute2f128_pd::<0x31>(p0, p1),
+            ]
+        }
+    }
+
+    /// The inverse of `transpose_2x4`.
+    #[inline(always)]
+    fn untranspose_2x4(hi: __m256d, lo: __m256d) -> [__m256d; 2] {
+        // SAFETY: as `transpose_2x4`.
+        unsafe {
+            let p0 = _mm256_permute2f128_pd::<0x20>(hi, lo);
+            let p1 = _mm256_permute2f128_pd::<0x31>(hi, lo);
+            [
+                _mm256_permute4x64_pd::<0xD8>(p0),
+                _mm256_permute4x64_pd::<0xD8>(p1),
+            ]
+        }
+    }
+
+    /// The transpose of a 4x4 matrix of doubles held as four rows (its own inverse).
+    #[inline(always)]
+    fn transpose_4x4(r: [__m256d; 4]) -> [__m256d; 4] {
+        // SAFETY: as `transpose_2x4`.
+        unsafe {
+            let t0 = _mm256_unpacklo_pd(r[0], r[1]);
+            let t1 = _mm256_unpackhi_pd(r[0], r[1]);
+            let t2 = _mm256_unpacklo_pd(r[2], r[3]);
+            let t3 = _mm256_unpackhi_pd(r[2], r[3]);
+            [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ]
+        }
     }
 
     /// Eight doubles in an AVX-512 register, masks in `k` registers. Made only by `dispatch`
@@ -402,5 +521,89 @@ mod x86 {
         fn bits(self, m: __mmask8) -> u32 {
             m as u32
         }
+        #[inline(always)]
+        fn load_aos<const N: usize>(self, s: &[f64]) -> [__m512d; N] {
+            // SAFETY: AVX-512F, as the impl; the loads are bounds-checked.
+            unsafe {
+                match N {
+                    2 => {
+                        let (r0, r1) = (self.load(&s[..8]), self.load(&s[8..16]));
+                        let hi = _mm512_permutex2var_pd(r0, idx([0, 2, 4, 6, 8, 10, 12, 14]), r1);
+                        let lo = _mm512_permutex2var_pd(r0, idx([1, 3, 5, 7, 9, 11, 13, 15]), r1);
+                        let c = [hi, lo];
+                        std::array::from_fn(|k| c[k])
+                    }
+                    4 => {
+                        let r = [0, 8, 16, 24].map(|i| self.load(&s[i..i + 8]));
+                        let c = transpose_8x4(r);
+                        std::array::from_fn(|k| c[k])
+                    }
+                    _ => super::generic_load(self, s),
+                }
+            }
+        }
+        #[inline(always)]
+        fn store_aos<const N: usize>(self, s: &mut [f64], v: [__m512d; N]) {
+            // SAFETY: as `load_aos`.
+            unsafe {
+                match N {
+                    2 => {
+                        let (hi, lo) = (v[0], v[1 % N]);
+                        let r0 = _mm512_permutex2var_pd(hi, idx([0, 8, 1, 9, 2, 10, 3, 11]), lo);
+                        let r1 = _mm512_permutex2var_pd(hi, idx([4, 12, 5, 13, 6, 14, 7, 15]), lo);
+                        self.store(&mut s[..8], r0);
+                        self.store(&mut s[8..16], r1);
+                    }
+                    4 => {
+                        let r = untranspose_8x4([v[0], v[1 % N], v[2 % N], v[3 % N]]);
+                        for (k, i) in [0, 8, 16, 24].into_iter().enumerate() {
+                            self.store(&mut s[i..i + 8], r[k]);
+                        }
+                    }
+                    _ => super::generic_store(self, s, v),
+                }
+            }
+        }
+    }
+
+    /// A permutation index vector.
+    #[inline(always)]
+    unsafe fn idx(i: [i64; 8]) -> __m512i {
+        _mm512_set_epi64(i[7], i[6], i[5], i[4], i[3], i[2], i[1], i[0])
+    }
+
+    /// Eight quad-doubles, two per row, as one vector per component.
+    #[inline(always)]
+    unsafe fn transpose_8x4(r: [__m512d; 4]) -> [__m512d; 4] {
+        let even = idx([0, 4, 8, 12, 1, 5, 9, 13]);
+        let odd = idx([2, 6, 10, 14, 3, 7, 11, 15]);
+        // Components 0 and 1 (then 2 and 3) of the first four values, and of the last four.
+        let u01 = _mm512_permutex2var_pd(r[0], even, r[1]);
+        let u23 = _mm512_permutex2var_pd(r[0], odd, r[1]);
+        let v01 = _mm512_permutex2var_pd(r[2], even, r[3]);
+        let v23 = _mm512_permutex2var_pd(r[2], odd, r[3]);
+        [
+            _mm512_shuffle_f64x2::<0x44>(u01, v01),
+            _mm512_shuffle_f64x2::<0xEE>(u01, v01),
+            _mm512_shuffle_f64x2::<0x44>(u23, v23),
+            _mm512_shuffle_f64x2::<0xEE>(u23, v23),
+        ]
+    }
+
+    /// The inverse of `transpose_8x4`.
+    #[inline(always)]
+    unsafe fn untranspose_8x4(c: [__m512d; 4]) -> [__m512d; 4] {
+        let even = idx([0, 4, 8, 12, 1, 5, 9, 13]);
+        let odd = idx([2, 6, 10, 14, 3, 7, 11, 15]);
+        let u01 = _mm512_shuffle_f64x2::<0x44>(c[0], c[1]);
+        let v01 = _mm512_shuffle_f64x2::<0xEE>(c[0], c[1]);
+        let u23 = _mm512_shuffle_f64x2::<0x44>(c[2], c[3]);
+        let v23 = _mm512_shuffle_f64x2::<0xEE>(c[2], c[3]);
+        [
+            _mm512_permutex2var_pd(u01, even, u23),
+            _mm512_permutex2var_pd(u01, odd, u23),
+            _mm512_permutex2var_pd(v01, even, v23),
+            _mm512_permutex2var_pd(v01, odd, v23),
+        ]
     }
 }
