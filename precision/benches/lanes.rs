@@ -137,9 +137,9 @@ fn all(c: &mut Criterion) {
         };
         let mut g = c.benchmark_group(format!("lanes/{name}/Dd"));
         match name {
-            "add" => compare(&mut g, da, db, |x, y| x + y, <Dd as Columns>::add),
-            "mul" => compare(&mut g, da, db, |x, y| x * y, <Dd as Columns>::mul),
-            "div" => compare(&mut g, da, db, |x, y| x / y, <Dd as Columns>::div),
+            "add" => compare(&mut g, da, db, |x, y| x + y, <Dd as Columns>::add_cols),
+            "mul" => compare(&mut g, da, db, |x, y| x * y, <Dd as Columns>::mul_cols),
+            "div" => compare(&mut g, da, db, |x, y| x / y, <Dd as Columns>::div_cols),
             _ => compare(
                 &mut g,
                 da,
@@ -147,7 +147,7 @@ fn all(c: &mut Criterion) {
                 |x, _| x.sqrt(),
                 |isa, d, a, _| {
                     if let Operand::Column(a) = a {
-                        <Dd as Columns>::sqrt(isa, d, a)
+                        <Dd as Columns>::sqrt_cols(isa, d, a)
                     }
                 },
             ),
@@ -156,14 +156,14 @@ fn all(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("lanes/{name}/Qd"));
         match name {
             "add" => {
-                compare(&mut g, qa, qb, |x, y| x + y, <Qd as Columns>::add);
+                compare(&mut g, qa, qb, |x, y| x + y, <Qd as Columns>::add_cols);
                 mpfr(&mut g, qa, qb, |o, p, q| o.assign(p + q));
             }
             "mul" => {
-                compare(&mut g, qa, qb, |x, y| x * y, <Qd as Columns>::mul);
+                compare(&mut g, qa, qb, |x, y| x * y, <Qd as Columns>::mul_cols);
                 mpfr(&mut g, qa, qb, |o, p, q| o.assign(p * q));
             }
-            "div" => compare(&mut g, qa, qb, |x, y| x / y, <Qd as Columns>::div),
+            "div" => compare(&mut g, qa, qb, |x, y| x / y, <Qd as Columns>::div_cols),
             _ => compare(
                 &mut g,
                 qa,
@@ -171,7 +171,7 @@ fn all(c: &mut Criterion) {
                 |x, _| x.sqrt(),
                 |isa, d, a, _| {
                     if let Operand::Column(a) = a {
-                        <Qd as Columns>::sqrt(isa, d, a)
+                        <Qd as Columns>::sqrt_cols(isa, d, a)
                     }
                 },
             ),

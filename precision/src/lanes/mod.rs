@@ -101,7 +101,8 @@ pub enum Operand<'a, T> {
 }
 
 /// Column operations: `dst[i] = a[i] op b[i]` for every `i < dst.len()`, each element the same
-/// bits as the scalar operation (`a[i] + b[i]`, `a[i].sqrt()`...).
+/// bits as the scalar operation (`a[i] + b[i]`, `a[i].sqrt()`...). The names end in `_cols`
+/// so that they never clash with the operator traits' `add`, `mul`...
 ///
 /// `isa` picks the instruction set; one this CPU lacks falls back to [`Isa::best`], so any
 /// value is safe. Operand columns may be longer than `dst`.
@@ -110,21 +111,21 @@ pub enum Operand<'a, T> {
 /// When an operand column is shorter than `dst`.
 pub trait Columns: Copy + Sized {
     /// `a + b`.
-    fn add(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    fn add_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
     /// `a - b`.
-    fn sub(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    fn sub_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
     /// `a * b`.
-    fn mul(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    fn mul_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
     /// `a / b`.
-    fn div(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    fn div_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
     /// `a + b` for a double `b` (the mixed operation, as `Self + f64`).
-    fn add_f64(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    fn add_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a * b` for a double `b`.
-    fn mul_f64(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    fn mul_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a / b` for a double `b`.
-    fn div_f64(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    fn div_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a.sqrt()`.
-    fn sqrt(isa: Isa, dst: &mut [Self], a: &[Self]);
+    fn sqrt_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -524,28 +525,28 @@ macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
      $mul_f64:ident, $div_f64:ident, $sqrt:ident) => {
         impl Columns for $t {
-            fn add(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+            fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
             }
-            fn sub(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+            fn sub_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $sub)
             }
-            fn mul(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+            fn mul_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $mul)
             }
-            fn div(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+            fn div_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $div)
             }
-            fn add_f64(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+            fn add_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
                 mixed::<$t, _, $n>(isa, dst, a, b, $add_f64)
             }
-            fn mul_f64(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+            fn mul_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
                 mixed::<$t, _, $n>(isa, dst, a, b, $mul_f64)
             }
-            fn div_f64(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+            fn div_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
                 mixed::<$t, _, $n>(isa, dst, a, b, $div_f64)
             }
-            fn sqrt(isa: Isa, dst: &mut [$t], a: &[$t]) {
+            fn sqrt_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $sqrt)
             }
         }

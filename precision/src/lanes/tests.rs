@@ -127,10 +127,10 @@ macro_rules! check_binary {
             fn(Isa, &mut [$t], Operand<$t>, Operand<$t>),
             fn($t, $t) -> $t,
         ); 4] = [
-            ("add", <$t as Columns>::add, |x, y| x + y),
-            ("sub", <$t as Columns>::sub, |x, y| x - y),
-            ("mul", <$t as Columns>::mul, |x, y| x * y),
-            ("div", <$t as Columns>::div, |x, y| x / y),
+            ("add", <$t as Columns>::add_cols, |x, y| x + y),
+            ("sub", <$t as Columns>::sub_cols, |x, y| x - y),
+            ("mul", <$t as Columns>::mul_cols, |x, y| x * y),
+            ("div", <$t as Columns>::div_cols, |x, y| x / y),
         ];
         for isa in Isa::available() {
             for (name, lanes, scalar) in ops {
@@ -156,9 +156,9 @@ macro_rules! check_mixed {
     ($t:ty, $a:expr, $b:expr, $limbs:expr) => {{
         let (a, b): (&[$t], &[$t]) = ($a, $b);
         let ops: [(&str, fn(Isa, &mut [$t], &[$t], f64), fn($t, f64) -> $t); 3] = [
-            ("add_f64", <$t as Columns>::add_f64, |x, y| x + y),
-            ("mul_f64", <$t as Columns>::mul_f64, |x, y| x * y),
-            ("div_f64", <$t as Columns>::div_f64, |x, y| x / y),
+            ("add_f64", <$t as Columns>::add_f64_cols, |x, y| x + y),
+            ("mul_f64", <$t as Columns>::mul_f64_cols, |x, y| x * y),
+            ("div_f64", <$t as Columns>::div_f64_cols, |x, y| x / y),
         ];
         for isa in Isa::available() {
             for (name, lanes, scalar) in ops {
@@ -172,11 +172,11 @@ macro_rules! check_mixed {
                 }
             }
             let mut d = vec![<$t>::default(); N];
-            <$t as Columns>::sqrt(isa, &mut d, a);
+            <$t as Columns>::sqrt_cols(isa, &mut d, a);
             assert_same("sqrt", isa, &d, |i| a[i].sqrt(), $limbs);
             // The roots of magnitudes (a mostly positive column).
             let abs: Vec<$t> = a.iter().map(|x| x.abs()).collect();
-            <$t as Columns>::sqrt(isa, &mut d, &abs);
+            <$t as Columns>::sqrt_cols(isa, &mut d, &abs);
             assert_same("sqrt |a|", isa, &d, |i| abs[i].sqrt(), $limbs);
         }
     }};
