@@ -3,6 +3,9 @@
 //! Each integrand of the CPU-engine issue is evaluated on a batch of 4096 points, once through
 //! `Expr` (parsed tape, column by column) and once as a hand-written function generic over
 //! `Real` (point by point, through `RealFn`'s batch loop).
+//!
+//! dd and qd arithmetic runs in SIMD lanes (`precision::lanes`); with `HPQUAD_NO_LANES=1` in the
+//! environment the tape runs its scalar loops instead, for a before/after with one binary.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hpquad::expr::Expr;
@@ -15,6 +18,13 @@ struct Rational;
 impl RealFn for Rational {
     fn eval<T: Real>(&self, x: T) -> T {
         (x * 16.0 - 16.0) / (x.powi(4) - x.powi(3) * 2.0 + x * 4.0 - 4.0)
+    }
+}
+
+struct PiRational;
+impl RealFn for PiRational {
+    fn eval<T: Real>(&self, x: T) -> T {
+        T::from_f64(4.0) / (x * x + 1.0)
     }
 }
 
@@ -67,6 +77,7 @@ fn integrands<T: Real>(c: &mut Criterion) {
         "(16*x - 16)/(x^4 - 2*x^3 + 4*x - 4)",
         Rational,
     );
+    pair::<T, _>(c, group, "pi_rational", "4/(1+x^2)", PiRational);
     pair::<T, _>(c, group, "tower", "sqrt(exp(cos(x^(x^x))))", TowerOfPowers);
     pair::<T, _>(c, group, "exp_sin", "exp(2*x)*sin(3*x)", ExpSin);
     pair::<T, _>(c, group, "sinc", "sin(10*pi*x)/(pi*x)", Sinc);

@@ -6,6 +6,7 @@
 //! so that the CUDA mirror in hpquad's `kernels/` computes the same bits on the GPU.
 
 pub mod eft;
+pub mod lanes;
 
 mod constants;
 mod dd;

@@ -2,9 +2,11 @@
 //! instructions run one at a time over a chunk of points, each as a tight loop over columns
 //! (which the compiler vectorises for f64), with column buffers reused once their value dies.
 
+use std::any::TypeId;
 use std::sync::OnceLock;
 
-use precision::Real;
+use precision::lanes::{self, Columns, Isa};
+use precision::{Dd, Qd, Real};
 
 use super::tape::{pow_int, Func, Func2, Op, Tape};
 
@@ -174,6 +176,12 @@ impl Plan {
     /// Evaluates the tape at `out.len()` points given as columns. Missing or short columns
     /// (a caller's bug, not user input) give NaN everywhere rather than a panic.
     pub fn eval_batch<T: Real>(&self, tape: &Tape, points: &[&[T]], out: &mut [T]) {
+        self.eval_batch_with(tape, points, out, lanes_enabled());
+    }
+
+    /// [`Plan::eval_batch`], with dd and qd's arithmetic in SIMD lanes or not (the same bits
+    /// either way).
+    fn eval_batch_with<T: Real>(&self, tape: &Tape, points: &[&[T]], out: &mut [T], lanes: bool) {
         let n = out.len();
         let nan = T::from_f64(f64::NAN);
         if points.len() < self.inputs || points[..self.inputs].iter().any(|c| c.len() < n) {
@@ -186,10 +194,10 @@ impl Plan {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU was just checked to have the features the function is built for.
-            unsafe { self.chunks_avx2(points, out, &scalars) };
+            unsafe { self.chunks_avx2(points, out, &scalars, lanes) };
             return;
         }
-        self.chunks(points, out, &scalars);
+        self.chunks(points, out, &scalars, lanes);
     }
 
     /// [`Plan::chunks`] compiled for AVX2 and FMA: the column loops run four doubles wide,
@@ -197,13 +205,19 @@ impl Plan {
     /// a separate multiply and add, so results are the same bits as the baseline build.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn chunks_avx2<T: Real>(&self, points: &[&[T]], out: &mut [T], scalars: &[Scalar<T>]) {
-        self.chunks(points, out, scalars);
+    unsafe fn chunks_avx2<T: Real>(
+        &self,
+        points: &[&[T]],
+        out: &mut [T],
+        scalars: &[Scalar<T>],
+        lanes: bool,
+    ) {
+        self.chunks(points, out, scalars, lanes);
     }
 
     /// Runs the instructions chunk by chunk.
     #[inline(always)]
-    fn chunks<T: Real>(&self, points: &[&[T]], out: &mut [T], scalars: &[Scalar<T>]) {
+    fn chunks<T: Real>(&self, points: &[&[T]], out: &mut [T], scalars: &[Scalar<T>], lanes: bool) {
         let n = out.len();
         let chunk = (CHUNK_BYTES / (8 * T::LIMBS.max(1))).max(1);
         let mut regs: Vec<Vec<T>> = vec![vec![T::zero(); chunk.min(n)]; self.registers];
@@ -222,7 +236,9 @@ impl Plan {
                 };
                 let a = resolve(ins.a, &regs, points, scalars, start..end);
                 let b = resolve(ins.b, &regs, points, scalars, start..end);
-                run(ins.kind, dst, a, b);
+                if !(lanes && run_lanes(ins.kind, dst, a, b)) {
+                    run(ins.kind, dst, a, b);
+                }
                 regs[ins.dst] = buffer;
             }
             if !self.last_is_result {
@@ -407,6 +423,105 @@ fn run<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) {
     }
 }
 
+/// Whether dd and qd arithmetic runs in SIMD lanes: yes unless the environment variable
+/// `HPQUAD_NO_LANES` is set (read once), which runs the scalar loops instead, to measure one
+/// against the other or to rule the lanes out when chasing a discrepancy.
+fn lanes_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("HPQUAD_NO_LANES").is_none())
+}
+
+/// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
+/// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
+/// sqrt): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// it did.
+#[inline(always)]
+fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
+    if TypeId::of::<T>() == TypeId::of::<Dd>() {
+        // SAFETY: T is Dd.
+        unsafe { columns::<Dd>(kind, cast(d), a.cast(), b.cast()) }
+    } else if TypeId::of::<T>() == TypeId::of::<Qd>() {
+        // SAFETY: T is Qd.
+        unsafe { columns::<Qd>(kind, cast(d), a.cast(), b.cast()) }
+    } else {
+        false
+    }
+}
+
+/// `d` as a slice of `U`.
+///
+/// # Safety
+/// `T` and `U` must be the same type.
+#[inline(always)]
+unsafe fn cast<T, U>(d: &mut [T]) -> &mut [U] {
+    std::slice::from_raw_parts_mut(d.as_mut_ptr().cast::<U>(), d.len())
+}
+
+impl<'a, T: Copy> Src<'a, T> {
+    /// The operand as one of `U`.
+    ///
+    /// # Safety
+    /// `T` and `U` must be the same type.
+    #[inline(always)]
+    unsafe fn cast<U: Copy>(self) -> Src<'a, U> {
+        match self {
+            Src::Col(c) => Src::Col(std::slice::from_raw_parts(c.as_ptr().cast::<U>(), c.len())),
+            Src::Scalar(v) => Src::Scalar(std::ptr::from_ref(&v).cast::<U>().read()),
+            Src::Small(c) => Src::Small(c),
+        }
+    }
+}
+
+/// The operand for the lanes (`None` for a small constant, which `full` never leaves).
+#[inline(always)]
+fn lane_operand<T: Real>(s: Src<'_, T>) -> Option<lanes::Operand<'_, T>> {
+    match s.full() {
+        Src::Col(c) => Some(lanes::Operand::Column(c)),
+        Src::Scalar(v) => Some(lanes::Operand::Constant(v)),
+        Src::Small(_) => None,
+    }
+}
+
+/// [`run_lanes`] for `Dd` or `Qd`, each case choosing the operation `run` chooses.
+#[inline(always)]
+fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_, X>) -> bool {
+    let isa = Isa::best();
+    let (Some(oa), Some(ob)) = (lane_operand(a), lane_operand(b)) else {
+        return false;
+    };
+    match kind {
+        Kind::Add => match (a, b) {
+            (Src::Col(x), Src::Small(c)) | (Src::Small(c), Src::Col(x)) => {
+                X::add_f64_cols(isa, d, x, c)
+            }
+            _ => X::add_cols(isa, d, oa, ob),
+        },
+        Kind::Sub => match (a, b) {
+            // `x - c` is `x + (-c)` for dd and qd.
+            (Src::Col(x), Src::Small(c)) => X::add_f64_cols(isa, d, x, -c),
+            _ => X::sub_cols(isa, d, oa, ob),
+        },
+        Kind::Mul => match (a, b) {
+            (Src::Col(x), Src::Small(c)) | (Src::Small(c), Src::Col(x)) => {
+                X::mul_f64_cols(isa, d, x, c)
+            }
+            _ => X::mul_cols(isa, d, oa, ob),
+        },
+        Kind::Div => match (a, b) {
+            (Src::Col(x), Src::Small(c)) => X::div_f64_cols(isa, d, x, c),
+            _ => X::div_cols(isa, d, oa, ob),
+        },
+        Kind::PowI(2) => X::mul_cols(isa, d, oa, oa),
+        Kind::PowI(-1) => X::div_cols(isa, d, lanes::Operand::Constant(X::one()), oa),
+        Kind::Unary(Func::Sqrt) => match a {
+            Src::Col(x) => X::sqrt_cols(isa, d, x),
+            _ => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,6 +548,66 @@ mod tests {
         for i in 0..n {
             assert_eq!(out[i], e.tape().eval_point(&[xs[i], ys[i]]), "point {i}");
         }
+    }
+
+    /// Every instruction the lanes run (add, sub, mul, div with columns, exact-double and
+    /// full constants on either side, x^2, x^-1, sqrt) gives the scalar loops' bits in dd and
+    /// qd, over random points of both signs and many magnitudes, across chunks.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits() {
+        use rand::{Rng, SeedableRng};
+        let source = "sqrt(x*y + 1.5) / (x - y^2) + (x + 0.1)*3 - 2/y + (x/3.7 - y)^-1 \
+                      + sqrt(x) - 0.5 + x/0.1 - pi*y + (y - x)/pi + 1/(x*x + y) + y^2 - 7*x \
+                      + (pi - x)*(y + pi) + 4/(1 + x^2)";
+        let e = Expr::parse(source, 2).unwrap();
+        let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+        for k in [
+            Kind::Add,
+            Kind::Sub,
+            Kind::Mul,
+            Kind::Div,
+            Kind::PowI(2),
+            Kind::PowI(-1),
+        ] {
+            assert!(kinds.contains(&k), "{k:?} missing from {kinds:?}");
+        }
+        assert!(kinds.contains(&Kind::Unary(Func::Sqrt)));
+        let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+        let n = 3001;
+        let mut draw = || {
+            let m: f64 = rng.gen_range(-2.0..2.0);
+            m * 2f64.powi(rng.gen_range(-40..40))
+        };
+        let xs: Vec<f64> = (0..n).map(|_| draw()).collect();
+        let ys: Vec<f64> = (0..n).map(|_| draw()).collect();
+        fn check<T: Real>(e: &Expr, xs: &[f64], ys: &[f64]) {
+            // Components below the leading one, so that every limb is exercised.
+            let widen = |v: &[f64]| -> Vec<T> {
+                v.iter()
+                    .map(|&x| T::from_f64(x) + T::from_f64(x * 1e-17) / 3.0)
+                    .collect()
+            };
+            let (x, y) = (widen(xs), widen(ys));
+            let mut lanes = vec![T::zero(); xs.len()];
+            let mut scalar = vec![T::zero(); xs.len()];
+            e.plan
+                .eval_batch_with(e.tape(), &[&x, &y], &mut lanes, true);
+            e.plan
+                .eval_batch_with(e.tape(), &[&x, &y], &mut scalar, false);
+            let mut finite = 0;
+            for i in 0..xs.len() {
+                let (l, s) = (lanes[i].limbs(), scalar[i].limbs());
+                let same = l
+                    .iter()
+                    .zip(&s)
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()));
+                assert!(same, "{} point {i}: lanes {l:?}, scalar {s:?}", T::NAME);
+                finite += l[0].is_finite() as usize;
+            }
+            assert!(finite > xs.len() / 3, "{finite} finite values");
+        }
+        check::<Dd>(&e, &xs, &ys);
+        check::<Qd>(&e, &xs, &ys);
     }
 
     #[test]

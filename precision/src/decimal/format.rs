@@ -226,7 +226,7 @@ fn fixed(integer: &[u8], decimals: usize) -> String {
     let mut out = String::with_capacity(integer.len() + decimals + 2);
     if integer.len() <= decimals {
         out.push_str("0.");
-        out.extend(std::iter::repeat('0').take(decimals - integer.len()));
+        out.extend(std::iter::repeat_n('0', decimals - integer.len()));
         out.extend(integer.iter().map(|&b| b as char));
         return out;
     }

@@ -1,0 +1,138 @@
+//! [`Dd`](crate::Dd) arithmetic lane by lane: `crate::dd`'s algorithms operation for
+//! operation, a value as `[hi, lo]` vectors, each early return turned into a select of the same
+//! special value, so that every lane holds the scalar method's bits.
+
+use super::eft::{quick_two_sum, two_prod, two_sum};
+use super::simd::Lanes;
+
+/// 2^960 and 2^-128, as in `crate::dd`.
+const HUGE_DIVISOR: f64 = 9.7453140114e288;
+const TWO_M128: f64 = 2.938735877055719e-39;
+
+/// A double-double per lane: `[hi, lo]`.
+pub(crate) type DdV<L> = [<L as Lanes>::V; 2];
+
+/// `Dd::finite_or`.
+#[inline(always)]
+fn finite_or<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V) -> DdV<L> {
+    let zero = l.splat(0.0);
+    let fin = l.is_finite(hi);
+    let inf = l.select(l.is_finite(special), hi, special);
+    [l.select(fin, hi, inf), l.select(fin, lo, zero)]
+}
+
+/// `Dd::add_dd`.
+#[inline(always)]
+pub(crate) fn add_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let (sh, sl) = two_sum(l, a[0], b[0]);
+    let (th, tl) = two_sum(l, a[1], b[1]);
+    let c = l.add(sl, th);
+    let (vh, vl) = quick_two_sum(l, sh, c);
+    let w = l.add(tl, vl);
+    let (zh, zl) = quick_two_sum(l, vh, w);
+    finite_or(l, zh, zl, sh)
+}
+
+/// `Dd::add_f64`.
+#[inline(always)]
+pub(crate) fn add_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
+    let (sh, sl) = two_sum(l, a[0], b);
+    let v = l.add(a[1], sl);
+    let (zh, zl) = quick_two_sum(l, sh, v);
+    finite_or(l, zh, zl, sh)
+}
+
+/// `Dd::mul_dd`.
+#[inline(always)]
+pub(crate) fn mul_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let (ch, cl1) = two_prod(l, a[0], b[0]);
+    let tl0 = l.mul(a[1], b[1]);
+    let tl1 = l.mul_add(a[0], b[1], tl0);
+    let cl2 = l.mul_add(a[1], b[0], tl1);
+    let cl3 = l.add(cl1, cl2);
+    let (zh, zl) = quick_two_sum(l, ch, cl3);
+    finite_or(l, zh, zl, ch)
+}
+
+/// `Dd::mul_f64`.
+#[inline(always)]
+pub(crate) fn mul_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
+    let (ch, cl1) = two_prod(l, a[0], b);
+    let cl3 = l.mul_add(a[1], b, cl1);
+    let (zh, zl) = quick_two_sum(l, ch, cl3);
+    finite_or(l, zh, zl, ch)
+}
+
+/// `Dd::div_dd`. The scalar method's recursion for a huge divisor is one level deep and only
+/// rescales, so it becomes a select of the scaled divisor before and of the scaled quotient
+/// after.
+#[inline(always)]
+pub(crate) fn div_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let scale = l.splat(TWO_M128);
+    let huge = l.and(l.gt(l.abs(b[0]), l.splat(HUGE_DIVISOR)), l.is_finite(b[0]));
+    let b = [
+        l.select(huge, l.mul(b[0], scale), b[0]),
+        l.select(huge, l.mul(b[1], scale), b[1]),
+    ];
+    let q = div_dd_unscaled(l, a, b);
+    [
+        l.select(huge, l.mul(q[0], scale), q[0]),
+        l.select(huge, l.mul(q[1], scale), q[1]),
+    ]
+}
+
+/// `Dd::div_dd` after its huge-divisor test.
+#[inline(always)]
+fn div_dd_unscaled<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let th = l.div(l.splat(1.0), b[0]);
+    let ordinary = l.and(
+        l.and(l.is_finite(th), l.ne(th, l.splat(0.0))),
+        l.is_finite(a[0]),
+    );
+    let rh = l.mul_add(l.neg(b[0]), th, l.splat(1.0));
+    let rl = l.mul(l.neg(b[1]), th);
+    let (eh, el) = quick_two_sum(l, rh, rl);
+    let delta = mul_f64(l, [eh, el], th);
+    let m = add_f64(l, delta, th);
+    let q = mul_dd(l, a, m);
+    [
+        l.select(ordinary, q[0], l.div(a[0], b[0])),
+        l.select(ordinary, q[1], l.splat(0.0)),
+    ]
+}
+
+/// `Dd::div_f64`.
+#[inline(always)]
+pub(crate) fn div_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
+    let th = l.div(a[0], b);
+    let special = l.or(
+        l.not(l.and(l.is_finite(th), l.is_finite(b))),
+        l.eq(b, l.splat(0.0)),
+    );
+    let (ph, pl) = two_prod(l, th, b);
+    let dh = l.sub(a[0], ph);
+    let dt = l.sub(dh, pl);
+    let d = l.add(dt, a[1]);
+    let tl = l.div(d, b);
+    let (zh, zl) = quick_two_sum(l, th, tl);
+    let q = finite_or(l, zh, zl, th);
+    [
+        l.select(special, th, q[0]),
+        l.select(special, l.splat(0.0), q[1]),
+    ]
+}
+
+/// `Dd::sqrt`.
+#[inline(always)]
+pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
+    let special = l.or(l.le(a[0], l.splat(0.0)), l.not(l.is_finite(a[0])));
+    let sh = l.sqrt(a[0]);
+    let r1 = l.mul_add(l.neg(sh), sh, a[0]);
+    let r2 = l.add(a[1], r1);
+    let sl = l.div(r2, l.mul(l.splat(2.0), sh));
+    let (zh, zl) = quick_two_sum(l, sh, sl);
+    [
+        l.select(special, sh, zh),
+        l.select(special, l.splat(0.0), zl),
+    ]
+}

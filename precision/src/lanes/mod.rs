@@ -1,0 +1,557 @@
+//! Column arithmetic for [`Dd`] and [`Qd`] in SIMD lanes, with the scalar methods' bits.
+//!
+//! A column operation such as `dst[i] = a[i] + b[i]` loads a vector of elements, transposes
+//! them into one vector per component (structure of arrays, in registers), runs the scalar
+//! algorithm of `crate::dd` or `crate::qd` once over the vectors, and transposes back. The
+//! algorithms are written once (`dd.rs`, `qd.rs`) over a lane type (`simd.rs`): eight doubles
+//! with AVX-512F, four with AVX2 and FMA, one as the portable fallback; [`Isa::best`] picks the
+//! widest the CPU has, at run time.
+//!
+//! Every lane computes exactly what the scalar method computes: the same IEEE operations in the
+//! same order, the same fused multiply-adds and no others; the early returns for special values
+//! (overflow, zero divisors, negative square roots) become selects of the same special values.
+//! The two branches that are data-dependent loops rather than early returns, `Qd` addition under
+//! heavy cancellation and `Qd` square root outside [2^-800, 2^800], are flagged per lane by the
+//! kernels and those lanes recomputed by the scalar method. The tests compare limbs with the
+//! scalar methods over random inputs on every instruction set the CPU has.
+//!
+//! The lanes are `std::arch` intrinsics behind a small trait rather than a SIMD crate: `pulp`
+//! 0.13 (the version in the dependency tree, through the `qd` dev-dependency) has AVX-512 only on
+//! nightly, and the trait needs a couple of dozen operations, each of which must be the one
+//! instruction with the scalar operation's bits (fused `mul_add`, `!=` true for NaN).
+
+mod dd;
+mod eft;
+mod qd;
+mod simd;
+#[cfg(test)]
+mod tests;
+
+use simd::{Lanes, Scalar};
+
+use crate::{Dd, Qd};
+
+/// The instruction set a column operation runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// One double at a time, on any CPU.
+    Scalar,
+    /// Four doubles per instruction: x86-64 with AVX2 and FMA.
+    Avx2,
+    /// Eight doubles per instruction: x86-64 with AVX-512F.
+    Avx512,
+}
+
+impl Isa {
+    /// The widest instruction set this CPU has.
+    pub fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Scalar
+    }
+
+    /// Every instruction set this CPU has, narrowest first.
+    pub fn available() -> Vec<Isa> {
+        [Isa::Scalar, Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .filter(|isa| isa.is_available())
+            .collect()
+    }
+
+    /// Whether this CPU has the instruction set.
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Doubles per instruction.
+    pub fn width(self) -> usize {
+        match self {
+            Isa::Scalar => 1,
+            Isa::Avx2 => 4,
+            Isa::Avx512 => 8,
+        }
+    }
+}
+
+/// One operand of a column operation: a column, or one value for every element.
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a, T> {
+    Column(&'a [T]),
+    Constant(T),
+}
+
+/// Column operations: `dst[i] = a[i] op b[i]` for every `i < dst.len()`, each element the same
+/// bits as the scalar operation (`a[i] + b[i]`, `a[i].sqrt()`...). The names end in `_cols`
+/// so that they never clash with the operator traits' `add`, `mul`...
+///
+/// `isa` picks the instruction set; one this CPU lacks falls back to [`Isa::best`], so any
+/// value is safe. Operand columns may be longer than `dst`.
+///
+/// # Panics
+/// When an operand column is shorter than `dst`.
+pub trait Columns: Copy + Sized {
+    /// `a + b`.
+    fn add_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    /// `a - b`.
+    fn sub_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    /// `a * b`.
+    fn mul_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    /// `a / b`.
+    fn div_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
+    /// `a + b` for a double `b` (the mixed operation, as `Self + f64`).
+    fn add_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    /// `a * b` for a double `b`.
+    fn mul_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    /// `a / b` for a double `b`.
+    fn div_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
+    /// `a.sqrt()`.
+    fn sqrt_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+}
+
+/// A value as `N` components.
+trait Components<const N: usize>: Copy {
+    fn to_array(self) -> [f64; N];
+    fn from_array(c: [f64; N]) -> Self;
+    /// The `N * s.len()` components of `s`, in memory order.
+    fn flat(s: &[Self]) -> &[f64];
+    fn flat_mut(s: &mut [Self]) -> &mut [f64];
+}
+
+/// `Components::flat` and `flat_mut` for a `#[repr(C)]` type of `N` doubles.
+macro_rules! flat {
+    ($n:literal) => {
+        #[inline(always)]
+        fn flat(s: &[Self]) -> &[f64] {
+            // SAFETY: `Self` is `#[repr(C)]` with exactly $n f64 fields (or one [f64; $n]), so
+            // it has the size and alignment of [f64; $n] and no padding.
+            unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<f64>(), $n * s.len()) }
+        }
+        #[inline(always)]
+        fn flat_mut(s: &mut [Self]) -> &mut [f64] {
+            // SAFETY: as `flat`; the borrow is unique.
+            unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<f64>(), $n * s.len()) }
+        }
+    };
+}
+
+impl Components<2> for Dd {
+    #[inline(always)]
+    fn to_array(self) -> [f64; 2] {
+        [self.hi, self.lo]
+    }
+    #[inline(always)]
+    fn from_array(c: [f64; 2]) -> Dd {
+        Dd::new(c[0], c[1])
+    }
+    flat!(2);
+}
+
+impl Components<4> for Qd {
+    #[inline(always)]
+    fn to_array(self) -> [f64; 4] {
+        self.0
+    }
+    #[inline(always)]
+    fn from_array(c: [f64; 4]) -> Qd {
+        Qd(c)
+    }
+    flat!(4);
+}
+
+impl Components<1> for f64 {
+    #[inline(always)]
+    fn to_array(self) -> [f64; 1] {
+        [self]
+    }
+    #[inline(always)]
+    fn from_array(c: [f64; 1]) -> f64 {
+        c[0]
+    }
+    flat!(1);
+}
+
+/// Where a kernel reads an operand of `N` components per element.
+trait Source<const N: usize>: Copy {
+    /// Element `i`.
+    fn get(&self, i: usize) -> [f64; N];
+    /// Elements `i..i + L::WIDTH`, one vector per component.
+    fn load<L: Lanes>(&self, l: L, i: usize) -> [L::V; N];
+}
+
+/// A column of values stored one after another (array of structures).
+#[derive(Clone, Copy)]
+struct Column<'a, T>(&'a [T]);
+
+impl<T: Components<N>, const N: usize> Source<N> for Column<'_, T> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> [f64; N] {
+        self.0[i].to_array()
+    }
+    #[inline(always)]
+    fn load<L: Lanes>(&self, l: L, i: usize) -> [L::V; N] {
+        l.load_aos(T::flat(&self.0[i..i + L::WIDTH]))
+    }
+}
+
+/// One value for every element.
+#[derive(Clone, Copy)]
+struct Splat<const N: usize>([f64; N]);
+
+impl<const N: usize> Source<N> for Splat<N> {
+    #[inline(always)]
+    fn get(&self, _: usize) -> [f64; N] {
+        self.0
+    }
+    #[inline(always)]
+    fn load<L: Lanes>(&self, l: L, _: usize) -> [L::V; N] {
+        std::array::from_fn(|k| l.splat(self.0[k]))
+    }
+}
+
+/// Writes elements `i..i + L::WIDTH` of `dst` from one vector per component.
+#[inline(always)]
+fn store<L: Lanes, T: Components<N>, const N: usize>(l: L, dst: &mut [T], i: usize, v: [L::V; N]) {
+    l.store_aos(T::flat_mut(&mut dst[i..i + L::WIDTH]), v)
+}
+
+/// One column operation: the lane kernel, and the scalar method it mirrors.
+trait Kernel<const N: usize, const NB: usize>: Copy {
+    /// The result in every lane, and the lanes that the scalar method must redo.
+    fn lanes<L: Lanes>(self, l: L, a: [L::V; N], b: [L::V; NB]) -> ([L::V; N], L::M);
+    fn scalar(self, a: [f64; N], b: [f64; NB]) -> [f64; N];
+}
+
+/// A kernel over whole columns, for [`dispatch`] to run on an instruction set.
+trait Task {
+    fn run<L: Lanes>(self, l: L);
+}
+
+struct Job<'a, T, K, A, B> {
+    dst: &'a mut [T],
+    kernel: K,
+    a: A,
+    b: B,
+}
+
+impl<T, K, A, B, const N: usize, const NB: usize> Task for (Job<'_, T, K, A, B>, [(); N], [(); NB])
+where
+    T: Components<N>,
+    K: Kernel<N, NB>,
+    A: Source<N>,
+    B: Source<NB>,
+{
+    #[inline(always)]
+    fn run<L: Lanes>(self, l: L) {
+        let Job { dst, kernel, a, b } = self.0;
+        let n = dst.len();
+        let mut i = 0;
+        while i + L::WIDTH <= n {
+            let (r, redo) = kernel.lanes(l, a.load(l, i), b.load(l, i));
+            store(l, dst, i, r);
+            let mut redo = l.bits(redo);
+            while redo != 0 {
+                let j = i + redo.trailing_zeros() as usize;
+                dst[j] = T::from_array(kernel.scalar(a.get(j), b.get(j)));
+                redo &= redo - 1;
+            }
+            i += L::WIDTH;
+        }
+        for (j, y) in dst.iter_mut().enumerate().skip(i) {
+            *y = T::from_array(kernel.scalar(a.get(j), b.get(j)));
+        }
+    }
+}
+
+/// Runs `task` on `isa`, or on the best instruction set this CPU has if it lacks `isa`.
+#[inline(always)]
+fn dispatch<T: Task>(isa: Isa, task: T) {
+    let isa = if isa.is_available() { isa } else { Isa::best() };
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has the instruction set, checked just above.
+        Isa::Avx512 => unsafe { on_avx512(task) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Isa::Avx2 => unsafe { on_avx2(task) },
+        _ => task.run(Scalar),
+    }
+}
+
+/// # Safety
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn on_avx512<T: Task>(task: T) {
+    task.run(simd::Avx512::new_unchecked())
+}
+
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn on_avx2<T: Task>(task: T) {
+    task.run(simd::Avx2::new_unchecked())
+}
+
+/// Checks that an operand column covers `n` elements.
+fn check<T>(what: &str, o: &Operand<'_, T>, n: usize) {
+    if let Operand::Column(c) = o {
+        assert!(
+            c.len() >= n,
+            "lanes: the {what} column has {} elements, the destination {n}",
+            c.len()
+        );
+    }
+}
+
+/// The task of running kernel `k` over `dst`, `a` and `b`.
+#[allow(clippy::type_complexity)]
+fn job<'a, T, K, A, B, const N: usize, const NB: usize>(
+    dst: &'a mut [T],
+    kernel: K,
+    a: A,
+    b: B,
+) -> (Job<'a, T, K, A, B>, [(); N], [(); NB]) {
+    (Job { dst, kernel, a, b }, [(); N], [(); NB])
+}
+
+/// Runs a two-operand kernel over every combination of column and constant operands.
+fn binary<T, K, const N: usize>(isa: Isa, dst: &mut [T], a: Operand<'_, T>, b: Operand<'_, T>, k: K)
+where
+    T: Components<N>,
+    K: Kernel<N, N>,
+{
+    let n = dst.len();
+    check("first", &a, n);
+    check("second", &b, n);
+    match (a, b) {
+        (Operand::Column(a), Operand::Column(b)) => {
+            dispatch(isa, job(dst, k, Column(a), Column(b)))
+        }
+        (Operand::Column(a), Operand::Constant(b)) => {
+            dispatch(isa, job(dst, k, Column(a), Splat(b.to_array())))
+        }
+        (Operand::Constant(a), Operand::Column(b)) => {
+            dispatch(isa, job(dst, k, Splat(a.to_array()), Column(b)))
+        }
+        (Operand::Constant(a), Operand::Constant(b)) => {
+            dst.fill(T::from_array(k.scalar(a.to_array(), b.to_array())))
+        }
+    }
+}
+
+/// Runs a kernel of a column and a double.
+fn mixed<T, K, const N: usize>(isa: Isa, dst: &mut [T], a: &[T], b: f64, k: K)
+where
+    T: Components<N>,
+    K: Kernel<N, 1>,
+{
+    check("first", &Operand::Column(a), dst.len());
+    dispatch(isa, job::<T, K, _, _, N, 1>(dst, k, Column(a), Splat([b])));
+}
+
+/// Runs a one-operand kernel.
+fn unary<T, K, const N: usize>(isa: Isa, dst: &mut [T], a: &[T], k: K)
+where
+    T: Components<N>,
+    K: Kernel<N, 0>,
+{
+    check("first", &Operand::Column(a), dst.len());
+    dispatch(isa, job::<T, K, _, _, N, 0>(dst, k, Column(a), Splat([])));
+}
+
+/// Defines a zero-sized kernel from a lane function and the scalar method it mirrors.
+/// `$redo` says whether the lane function also returns the lanes to redo.
+macro_rules! kernel {
+    ($name:ident, $t:ty, $n:literal, $nb:literal, |$l:ident, $a:ident, $b:ident| $lanes:expr,
+     |$sa:ident, $sb:ident| $scalar:expr) => {
+        #[derive(Clone, Copy)]
+        struct $name;
+        impl Kernel<$n, $nb> for $name {
+            #[inline(always)]
+            fn lanes<L: Lanes>(self, $l: L, $a: [L::V; $n], $b: [L::V; $nb]) -> ([L::V; $n], L::M) {
+                $lanes
+            }
+            #[inline(always)]
+            fn scalar(self, $sa: [f64; $n], $sb: [f64; $nb]) -> [f64; $n] {
+                let $sa = <$t as Components<$n>>::from_array($sa);
+                let r: $t = $scalar;
+                r.to_array()
+            }
+        }
+    };
+}
+
+kernel!(
+    DdAdd,
+    Dd,
+    2,
+    2,
+    |l, a, b| (dd::add_dd(l, a, b), l.none()),
+    |a, b| a + Dd::from_array(b)
+);
+kernel!(
+    DdSub,
+    Dd,
+    2,
+    2,
+    |l, a, b| (dd::add_dd(l, a, [l.neg(b[0]), l.neg(b[1])]), l.none()),
+    |a, b| a - Dd::from_array(b)
+);
+kernel!(
+    DdMul,
+    Dd,
+    2,
+    2,
+    |l, a, b| (dd::mul_dd(l, a, b), l.none()),
+    |a, b| a * Dd::from_array(b)
+);
+kernel!(
+    DdDiv,
+    Dd,
+    2,
+    2,
+    |l, a, b| (dd::div_dd(l, a, b), l.none()),
+    |a, b| a / Dd::from_array(b)
+);
+kernel!(
+    DdAddF64,
+    Dd,
+    2,
+    1,
+    |l, a, b| (dd::add_f64(l, a, b[0]), l.none()),
+    |a, b| a + b[0]
+);
+kernel!(
+    DdMulF64,
+    Dd,
+    2,
+    1,
+    |l, a, b| (dd::mul_f64(l, a, b[0]), l.none()),
+    |a, b| a * b[0]
+);
+kernel!(
+    DdDivF64,
+    Dd,
+    2,
+    1,
+    |l, a, b| (dd::div_f64(l, a, b[0]), l.none()),
+    |a, b| a / b[0]
+);
+kernel!(
+    DdSqrt,
+    Dd,
+    2,
+    0,
+    |l, a, _b| (dd::sqrt(l, a), l.none()),
+    |a, _b| a.sqrt()
+);
+
+kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
+    + Qd(b));
+kernel!(
+    QdSub,
+    Qd,
+    4,
+    4,
+    |l, a, b| qd::add_qd(l, a, [l.neg(b[0]), l.neg(b[1]), l.neg(b[2]), l.neg(b[3])]),
+    |a, b| a - Qd(b)
+);
+kernel!(
+    QdMul,
+    Qd,
+    4,
+    4,
+    |l, a, b| (qd::mul_qd(l, a, b), l.none()),
+    |a, b| a * Qd(b)
+);
+kernel!(
+    QdDiv,
+    Qd,
+    4,
+    4,
+    |l, a, b| (qd::div_qd(l, a, b), l.none()),
+    |a, b| a / Qd(b)
+);
+kernel!(
+    QdAddF64,
+    Qd,
+    4,
+    1,
+    |l, a, b| (qd::add_f64(l, a, b[0]), l.none()),
+    |a, b| a + b[0]
+);
+kernel!(
+    QdMulF64,
+    Qd,
+    4,
+    1,
+    |l, a, b| (qd::mul_f64(l, a, b[0]), l.none()),
+    |a, b| a * b[0]
+);
+kernel!(
+    QdDivF64,
+    Qd,
+    4,
+    1,
+    |l, a, b| (qd::div_f64(l, a, b[0]), l.none()),
+    |a, b| a / b[0]
+);
+kernel!(QdSqrt, Qd, 4, 0, |l, a, _b| qd::sqrt(l, a), |a, _b| a
+    .sqrt());
+
+/// Implements [`Columns`] for a type from its kernels.
+macro_rules! impl_columns {
+    ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
+     $mul_f64:ident, $div_f64:ident, $sqrt:ident) => {
+        impl Columns for $t {
+            fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $add)
+            }
+            fn sub_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $sub)
+            }
+            fn mul_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $mul)
+            }
+            fn div_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $div)
+            }
+            fn add_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+                mixed::<$t, _, $n>(isa, dst, a, b, $add_f64)
+            }
+            fn mul_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+                mixed::<$t, _, $n>(isa, dst, a, b, $mul_f64)
+            }
+            fn div_f64_cols(isa: Isa, dst: &mut [$t], a: &[$t], b: f64) {
+                mixed::<$t, _, $n>(isa, dst, a, b, $div_f64)
+            }
+            fn sqrt_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $sqrt)
+            }
+        }
+    };
+}
+
+impl_columns!(Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt);
+impl_columns!(Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt);

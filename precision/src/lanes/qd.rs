@@ -1,0 +1,249 @@
+//! [`Qd`](crate::Qd) arithmetic lane by lane: `crate::qd`'s algorithms operation for
+//! operation, a value as four component vectors, each early return turned into a select of the
+//! same special value, so that every lane holds the scalar method's bits.
+//!
+//! Two branches are data-dependent loops that do not map onto selects; their kernels return a
+//! mask of the lanes that take them, and the caller recomputes those lanes with the scalar
+//! method: `add_qd` under heavy cancellation (`Qd::add_merged`, which merges the eight
+//! components by magnitude) and `sqrt` of an argument outside [2^-800, 2^800] (which rescales by
+//! a per-lane power of two).
+
+use super::dd::{self, DdV};
+use super::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
+use super::simd::Lanes;
+
+/// As in `crate::qd`.
+const ADD_CANCEL_LIMIT: f64 = 0.015625;
+const SQRT_SCALE_BELOW: f64 = 1.499_696_813_895_631e-241;
+const SQRT_SCALE_ABOVE: f64 = 6.668_014_432_879_854e240;
+
+/// A quad-double per lane: four components, most significant first.
+pub(crate) type QdV<L> = [<L as Lanes>::V; 4];
+
+/// `Qd::from_f64` of a vector.
+#[inline(always)]
+fn from_f64<L: Lanes>(l: L, x: L::V) -> QdV<L> {
+    let z = l.splat(0.0);
+    [x, z, z, z]
+}
+
+/// `Qd::from_dd`.
+#[inline(always)]
+fn from_dd<L: Lanes>(l: L, x: DdV<L>) -> QdV<L> {
+    let z = l.splat(0.0);
+    [x[0], x[1], z, z]
+}
+
+/// `m ? a : b` for whole quad-doubles.
+#[inline(always)]
+fn select<L: Lanes>(l: L, m: L::M, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    [
+        l.select(m, a[0], b[0]),
+        l.select(m, a[1], b[1]),
+        l.select(m, a[2], b[2]),
+        l.select(m, a[3], b[3]),
+    ]
+}
+
+#[inline(always)]
+fn neg<L: Lanes>(l: L, a: QdV<L>) -> QdV<L> {
+    [l.neg(a[0]), l.neg(a[1]), l.neg(a[2]), l.neg(a[3])]
+}
+
+/// `Qd::to_dd`.
+#[inline(always)]
+pub(crate) fn to_dd<L: Lanes>(l: L, a: QdV<L>) -> DdV<L> {
+    let (hi, lo) = quick_two_sum(l, a[0], l.add(a[1], l.add(a[2], a[3])));
+    [hi, lo]
+}
+
+/// `qd::renormalise` of five components. The top-down pass's zero skipping keeps a per-lane
+/// count `k` of the components written (as a double, 0 to 3); each write goes to the
+/// component whose index equals `k`.
+#[inline(always)]
+fn renormalise<L: Lanes>(l: L, c: [L::V; 5]) -> QdV<L> {
+    let zero = l.splat(0.0);
+    let lead_finite = l.is_finite(c[0]);
+    let c0 = c[0];
+    let mut c = c;
+    let mut s = c[4];
+    for i in (0..4).rev() {
+        let (hi, lo) = quick_two_sum(l, c[i], s);
+        c[i + 1] = lo;
+        s = hi;
+    }
+    let sum_finite = l.is_finite(s);
+    let first = s;
+    c[0] = s;
+
+    let index = [l.splat(0.0), l.splat(1.0), l.splat(2.0), l.splat(3.0)];
+    let mut out = [zero; 4];
+    let mut k = zero;
+    let mut s = c[0];
+    for &ci in &c[1..] {
+        let full = l.eq(k, index[3]);
+        let (hi, lo) = quick_two_sum(l, s, ci);
+        let nonzero = l.ne(lo, zero);
+        let write = l.and(nonzero, l.not(full));
+        for j in 0..3 {
+            out[j] = l.select(l.and(write, l.eq(k, index[j])), hi, out[j]);
+        }
+        s = l.select(full, l.add(s, ci), l.select(nonzero, lo, hi));
+        k = l.select(write, l.add(k, index[1]), k);
+    }
+    for j in 0..4 {
+        out[j] = l.select(l.eq(k, index[j]), s, out[j]);
+    }
+    let out = select(l, sum_finite, out, from_f64(l, first));
+    select(l, lead_finite, out, from_f64(l, c0))
+}
+
+/// `Qd::add_qd`: the sloppy sum in every lane, and the mask of the lanes whose leading
+/// components cancel (and whose sum is finite), which need `Qd::add_merged` instead. Where the
+/// leading sum is not finite both branches return it alone, which the sloppy sum does.
+#[inline(always)]
+pub(crate) fn add_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> (QdV<L>, L::M) {
+    let lead = l.add(a[0], b[0]);
+    let sloppy_enough = l.ge(
+        l.abs(lead),
+        l.mul(l.splat(ADD_CANCEL_LIMIT), l.add(l.abs(a[0]), l.abs(b[0]))),
+    );
+    let merge = l.and(l.not(sloppy_enough), l.is_finite(lead));
+    (add_sloppy(l, a, b), merge)
+}
+
+/// `Qd::add_sloppy`.
+#[inline(always)]
+pub(crate) fn add_sloppy<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    let (s0, t0) = two_sum(l, a[0], b[0]);
+    let (s1, t1) = two_sum(l, a[1], b[1]);
+    let (s2, t2) = two_sum(l, a[2], b[2]);
+    let (s3, t3) = two_sum(l, a[3], b[3]);
+    let (s1, t0) = two_sum(l, s1, t0);
+    let (s2, t0, t1) = three_sum(l, s2, t0, t1);
+    let (s3, t0) = three_sum2(l, s3, t0, t2);
+    let t0 = l.add(l.add(t0, t1), t3);
+    let r = renormalise(l, [s0, s1, s2, s3, t0]);
+    select(l, l.is_finite(s0), r, from_f64(l, s0))
+}
+
+/// `Qd::add_f64`.
+#[inline(always)]
+pub(crate) fn add_f64<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
+    let (c0, e) = two_sum(l, a[0], b);
+    let (c1, e) = two_sum(l, a[1], e);
+    let (c2, e) = two_sum(l, a[2], e);
+    let (c3, e) = two_sum(l, a[3], e);
+    let r = renormalise(l, [c0, c1, c2, c3, e]);
+    select(l, l.is_finite(c0), r, from_f64(l, c0))
+}
+
+/// `Qd::mul_qd`.
+#[inline(always)]
+pub(crate) fn mul_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    let [a0, a1, a2, a3] = a;
+    let [b0, b1, b2, b3] = b;
+    let (p0, q0) = two_prod(l, a0, b0);
+    let (p1, q1) = two_prod(l, a0, b1);
+    let (p2, q2) = two_prod(l, a1, b0);
+    let (p3, q3) = two_prod(l, a0, b2);
+    let (p4, q4) = two_prod(l, a1, b1);
+    let (p5, q5) = two_prod(l, a2, b0);
+
+    let (p1, p2, q0) = three_sum(l, p1, p2, q0);
+    let (p2, q1, q2) = three_sum(l, p2, q1, q2);
+    let (p3, p4, p5) = three_sum(l, p3, p4, p5);
+    let (s0, t0) = two_sum(l, p2, p3);
+    let (s1, t1) = two_sum(l, q1, p4);
+    let s2 = l.add(q2, p5);
+    let (s1, t0) = two_sum(l, s1, t0);
+    let s2 = l.add(s2, l.add(t0, t1));
+
+    // a0 b3 + a1 b2 + a2 b1 + a3 b0 + q0 + q3 + q4 + q5, left to right.
+    let mut e = l.mul(a0, b3);
+    e = l.add(e, l.mul(a1, b2));
+    e = l.add(e, l.mul(a2, b1));
+    e = l.add(e, l.mul(a3, b0));
+    e = l.add(e, q0);
+    e = l.add(e, q3);
+    e = l.add(e, q4);
+    e = l.add(e, q5);
+    let s1 = l.add(s1, e);
+    let r = renormalise(l, [p0, p1, s0, s1, s2]);
+    select(l, l.is_finite(p0), r, from_f64(l, p0))
+}
+
+/// `Qd::mul_f64`.
+#[inline(always)]
+pub(crate) fn mul_f64<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
+    let [a0, a1, a2, a3] = a;
+    let (p0, q0) = two_prod(l, a0, b);
+    let (p1, q1) = two_prod(l, a1, b);
+    let (p2, q2) = two_prod(l, a2, b);
+    let p3 = l.mul(a3, b);
+    let (s1, s2) = two_sum(l, q0, p1);
+    let (s2, q1, p2) = three_sum(l, s2, q1, p2);
+    let (q1, q2) = three_sum2(l, q1, q2, p3);
+    let s3 = q1;
+    let s4 = l.add(q2, p2);
+    let r = renormalise(l, [p0, s1, s2, s3, s4]);
+    select(l, l.is_finite(p0), r, from_f64(l, p0))
+}
+
+/// `Qd::div_qd`.
+#[inline(always)]
+pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    let zero = l.splat(0.0);
+    let bd = to_dd(l, b);
+    let q0 = dd::div_dd(l, to_dd(l, a), bd);
+    let special = l.or(
+        l.or(
+            l.not(l.and(l.is_finite(q0[0]), l.is_finite(b[0]))),
+            l.eq(b[0], zero),
+        ),
+        l.eq(q0[0], zero),
+    );
+    let q0 = from_dd(l, q0);
+    let r = add_sloppy(l, a, neg(l, mul_qd(l, b, q0)));
+    let q1 = dd::div_dd(l, to_dd(l, r), bd);
+    let q = add_sloppy(l, q0, from_dd(l, q1));
+    select(l, special, from_f64(l, l.div(a[0], b[0])), q)
+}
+
+/// `Qd::div_f64`.
+#[inline(always)]
+pub(crate) fn div_f64<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
+    let zero = l.splat(0.0);
+    let q0 = dd::div_f64(l, to_dd(l, a), b);
+    let special = l.or(
+        l.or(
+            l.not(l.and(l.is_finite(q0[0]), l.is_finite(b))),
+            l.eq(b, zero),
+        ),
+        l.eq(q0[0], zero),
+    );
+    let q0 = from_dd(l, q0);
+    let r = add_sloppy(l, a, neg(l, mul_f64(l, q0, b)));
+    let q1 = dd::div_f64(l, to_dd(l, r), b);
+    let q = add_sloppy(l, q0, from_dd(l, q1));
+    select(l, special, from_f64(l, l.div(a[0], b)), q)
+}
+
+/// `Qd::sqrt`, and the mask of the lanes outside [2^-800, 2^800], which need the scalar
+/// method's rescaling.
+#[inline(always)]
+pub(crate) fn sqrt<L: Lanes>(l: L, a: QdV<L>) -> (QdV<L>, L::M) {
+    let a0 = a[0];
+    let special = l.or(l.le(a0, l.splat(0.0)), l.not(l.is_finite(a0)));
+    let inside = l.and(
+        l.le(l.splat(SQRT_SCALE_BELOW), a0),
+        l.le(a0, l.splat(SQRT_SCALE_ABOVE)),
+    );
+    let rescale = l.and(l.not(special), l.not(inside));
+    let s = dd::sqrt(l, to_dd(l, a));
+    let sq = from_dd(l, s);
+    let r = add_sloppy(l, a, neg(l, mul_qd(l, sq, sq)));
+    let c = dd::div_dd(l, to_dd(l, r), dd::mul_f64(l, s, l.splat(2.0)));
+    let root = add_sloppy(l, sq, from_dd(l, c));
+    (select(l, special, from_f64(l, l.sqrt(a0)), root), rescale)
+}

@@ -1,0 +1,225 @@
+//! Every column operation on every instruction set this CPU has gives the scalar operation's
+//! bits, limb for limb, over random inputs: wide exponent ranges, mixed signs, sums and
+//! differences that cancel to any depth, zeros of both signs, infinities, NaN, overflow and
+//! underflow.
+//!
+//! Limbs are compared bit for bit, except that any NaN matches any NaN: Rust does not specify
+//! NaN payloads, and a vector and a scalar add may return either operand's.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::{Columns, Isa, Operand};
+use crate::{Dd, Qd};
+
+/// Inputs per operation and operand form; not a multiple of 8, so the scalar tail runs too.
+const N: usize = 100_003;
+
+fn same(x: f64, y: f64) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// A double with a random sign, significand and exponent in `2^-emax..2^emax`.
+fn double(rng: &mut StdRng, emax: i32) -> f64 {
+    let m: f64 = rng.gen_range(1.0..2.0);
+    let sign = if rng.gen_bool(0.5) { -1.0 } else { 1.0 };
+    sign * crate::ldexp(m, rng.gen_range(-emax..=emax))
+}
+
+/// A normalised quad-double: a random lead, then components each a random fraction of an ulp
+/// of the one before (sometimes zero), summed so that the result is normalised.
+fn qd_value(rng: &mut StdRng, emax: i32) -> Qd {
+    let x0 = double(rng, emax);
+    let mut c = [x0, 0.0, 0.0, 0.0];
+    for k in 1..4 {
+        if rng.gen_bool(0.9) {
+            c[k] = c[k - 1] * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        }
+    }
+    Qd::from_f64(c[0]) + Qd::new(0.0, c[1], c[2], c[3])
+}
+
+fn special(rng: &mut StdRng) -> f64 {
+    const SPECIAL: [f64; 10] = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MAX,
+        -f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1.0,
+    ];
+    SPECIAL[rng.gen_range(0..SPECIAL.len())]
+}
+
+/// A pair of quad-doubles of one of several kinds.
+fn qd_pair(rng: &mut StdRng) -> (Qd, Qd) {
+    match rng.gen_range(0..10) {
+        // Magnitudes near each other.
+        0..=2 => (qd_value(rng, 30), qd_value(rng, 30)),
+        // Anything: overflow, underflow, subnormal components, huge divisors.
+        3 | 4 => (qd_value(rng, 1023), qd_value(rng, 1023)),
+        // b close to -a (a - b close to 2a, a + b cancelling) at a random depth.
+        5..=7 => {
+            let a = qd_value(rng, 300);
+            let depth = rng.gen_range(0..4);
+            let mut c = (-a).0;
+            let k = depth.min(3);
+            c[k] *= 1.0 + f64::EPSILON * rng.gen_range(-8.0..8.0f64).round();
+            for x in c.iter_mut().skip(k + 1) {
+                if rng.gen_bool(0.5) {
+                    *x = -*x;
+                }
+            }
+            let b = Qd::from_f64(c[0]) + Qd::new(0.0, c[1], c[2], c[3]);
+            if rng.gen_bool(0.5) {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        }
+        // Special values on either side.
+        8 => (Qd::from_f64(special(rng)), qd_value(rng, 60)),
+        _ => (qd_value(rng, 60), Qd::from_f64(special(rng))),
+    }
+}
+
+fn qd_inputs(seed: u64) -> (Vec<Qd>, Vec<Qd>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..N).map(|_| qd_pair(&mut rng)).unzip()
+}
+
+fn dd_inputs(seed: u64) -> (Vec<Dd>, Vec<Dd>) {
+    let (a, b) = qd_inputs(seed);
+    (
+        a.iter().map(|x| x.to_dd()).collect(),
+        b.iter().map(|x| x.to_dd()).collect(),
+    )
+}
+
+/// Asserts `got[i] == want(i)` limb for limb.
+fn assert_same<T: Copy + std::fmt::Debug>(
+    what: &str,
+    isa: Isa,
+    got: &[T],
+    want: impl Fn(usize) -> T,
+    limbs: impl Fn(T) -> Vec<f64>,
+) {
+    for (i, &g) in got.iter().enumerate() {
+        let w = want(i);
+        let (gl, wl) = (limbs(g), limbs(w));
+        assert!(
+            gl.iter().zip(&wl).all(|(&x, &y)| same(x, y)),
+            "{what} on {isa:?}, element {i}: lanes {g:?}, scalar {w:?}"
+        );
+    }
+}
+
+/// Checks the four two-operand operations of a type, columns and constants, against `$op`.
+macro_rules! check_binary {
+    ($t:ty, $a:expr, $b:expr, $limbs:expr) => {{
+        let (a, b): (&[$t], &[$t]) = ($a, $b);
+        let ops: [(
+            &str,
+            fn(Isa, &mut [$t], Operand<$t>, Operand<$t>),
+            fn($t, $t) -> $t,
+        ); 4] = [
+            ("add", <$t as Columns>::add_cols, |x, y| x + y),
+            ("sub", <$t as Columns>::sub_cols, |x, y| x - y),
+            ("mul", <$t as Columns>::mul_cols, |x, y| x * y),
+            ("div", <$t as Columns>::div_cols, |x, y| x / y),
+        ];
+        for isa in Isa::available() {
+            for (name, lanes, scalar) in ops {
+                let mut d = vec![<$t>::default(); N];
+                lanes(isa, &mut d, Operand::Column(a), Operand::Column(b));
+                assert_same(name, isa, &d, |i| scalar(a[i], b[i]), $limbs);
+                // Constants: a few values of b (and of a) of each kind.
+                for k in [0, 5, 17, 42, 77, 96] {
+                    let n = N / 8;
+                    let mut d = vec![<$t>::default(); n];
+                    lanes(isa, &mut d, Operand::Column(a), Operand::Constant(b[k]));
+                    assert_same(name, isa, &d, |i| scalar(a[i], b[k]), $limbs);
+                    lanes(isa, &mut d, Operand::Constant(a[k]), Operand::Column(b));
+                    assert_same(name, isa, &d, |i| scalar(a[k], b[i]), $limbs);
+                }
+            }
+        }
+    }};
+}
+
+/// Checks the operations with a double and the square root.
+macro_rules! check_mixed {
+    ($t:ty, $a:expr, $b:expr, $limbs:expr) => {{
+        let (a, b): (&[$t], &[$t]) = ($a, $b);
+        let ops: [(&str, fn(Isa, &mut [$t], &[$t], f64), fn($t, f64) -> $t); 3] = [
+            ("add_f64", <$t as Columns>::add_f64_cols, |x, y| x + y),
+            ("mul_f64", <$t as Columns>::mul_f64_cols, |x, y| x * y),
+            ("div_f64", <$t as Columns>::div_f64_cols, |x, y| x / y),
+        ];
+        for isa in Isa::available() {
+            for (name, lanes, scalar) in ops {
+                // Each double in turn over a stretch of the column.
+                let stretch = 997;
+                for (a, bk) in a.chunks(stretch).zip(b.iter().step_by(stretch)) {
+                    let c = bk.to_f64();
+                    let mut d = vec![<$t>::default(); a.len()];
+                    lanes(isa, &mut d, a, c);
+                    assert_same(name, isa, &d, |i| scalar(a[i], c), $limbs);
+                }
+            }
+            let mut d = vec![<$t>::default(); N];
+            <$t as Columns>::sqrt_cols(isa, &mut d, a);
+            assert_same("sqrt", isa, &d, |i| a[i].sqrt(), $limbs);
+            // The roots of magnitudes (a mostly positive column).
+            let abs: Vec<$t> = a.iter().map(|x| x.abs()).collect();
+            <$t as Columns>::sqrt_cols(isa, &mut d, &abs);
+            assert_same("sqrt |a|", isa, &d, |i| abs[i].sqrt(), $limbs);
+        }
+    }};
+}
+
+fn dd_limbs(x: Dd) -> Vec<f64> {
+    vec![x.hi, x.lo]
+}
+
+fn qd_limbs(x: Qd) -> Vec<f64> {
+    x.0.to_vec()
+}
+
+#[test]
+fn dd_columns_have_the_scalar_bits() {
+    let (a, b) = dd_inputs(1);
+    check_binary!(Dd, &a, &b, dd_limbs);
+    check_mixed!(Dd, &a, &b, dd_limbs);
+}
+
+#[test]
+fn qd_columns_have_the_scalar_bits() {
+    let (a, b) = qd_inputs(2);
+    check_binary!(Qd, &a, &b, qd_limbs);
+    check_mixed!(Qd, &a, &b, qd_limbs);
+}
+
+/// The inputs really reach the branches that the lanes turn into selects or hand back.
+#[test]
+fn inputs_reach_every_branch() {
+    let (a, b) = qd_inputs(2);
+    let count = |f: &dyn Fn(Qd, Qd) -> bool| a.iter().zip(&b).filter(|&(&x, &y)| f(x, y)).count();
+    let lead = |x: Qd, y: Qd| x.0[0] + y.0[0];
+    // Heavy cancellation (the merged sum) and the sloppy sum.
+    let merged = count(&|x, y| {
+        let s = lead(x, y);
+        s.is_finite() && s.abs() < 0.015625 * (x.0[0].abs() + y.0[0].abs())
+    });
+    assert!(merged > N / 10, "{merged} merged sums");
+    // Non-finite sums and products, zero divisors, huge divisors, square roots to rescale.
+    assert!(count(&|x, y| !(x * y).0[0].is_finite() && x.0[0].is_finite()) > 100);
+    assert!(count(&|_, y| y.0[0] == 0.0) > 100);
+    assert!(count(&|_, y| y.0[0].abs() > 9.7e288 && y.0[0].is_finite()) > 100);
+    assert!(count(&|x, _| x.0[0] > 0.0 && !(1.5e-241..=6.7e240).contains(&x.0[0])) > 100);
+    assert!(count(&|x, _| x.0[0] < 0.0) > N / 3);
+}
