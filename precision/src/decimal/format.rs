@@ -106,16 +106,22 @@ fn pad(f: &mut fmt::Formatter<'_>, sign: &str, body: &str) -> fmt::Result {
     Ok(())
 }
 
-/// The shortest digits that read back as exactly `components` (in absolute value), with
+/// The shortest digits that read back as the value of `components` (in absolute value), with
 /// their scientific exponent.
 ///
 /// A double-double such as 1 + 2^-500 needs about 150 digits, so the count cannot be fixed
 /// in advance: it is bisected between 1 and the length of the exact expansion (which always
-/// reads back, for an expansion in the canonical form that parsing produces). A value in any
-/// other form (two components that overlap, say) has no digits that read back bit for bit and
-/// prints exactly.
+/// reads back). Digits read back when they parse to the same components, for an expansion in
+/// the canonical form that parsing produces; for one in another form, when they parse to the
+/// same exact value: a lower component exactly half an ulp of the one above (qd's 1e-307 +
+/// 2^-1073, `Qd::MAX`) is a tie with two normalised forms, and parsing gives the other one,
+/// so no digits read back bit for bit and such a value would print in full (700 digits).
 fn shortest(exact: &Decimal, components: &[f64], negative: bool) -> (Vec<u8>, i64) {
     let len = exact.digits.len();
+    let mut parsed = [0.0; 4];
+    let parsed = &mut parsed[..components.len().min(4)];
+    components_of_decimal(negative, exact, parsed);
+    let canonical = parsed.iter().zip(components).all(|(a, b)| a == b);
     let reads_back = |p: usize| {
         let (digits, e) = round_significant(exact, p);
         let candidate = Decimal {
@@ -125,7 +131,11 @@ fn shortest(exact: &Decimal, components: &[f64], negative: bool) -> (Vec<u8>, i6
         let mut back = [0.0; 4];
         let back = &mut back[..components.len().min(4)];
         components_of_decimal(negative, &candidate, back);
-        back.iter().zip(components).all(|(a, b)| a == b)
+        if canonical {
+            back.iter().zip(components).all(|(a, b)| a == b)
+        } else {
+            exact_decimal(back).is_some_and(|(_, value)| value == *exact)
+        }
     };
     // Enough digits for a canonical expansion whose components are contiguous in binary;
     // only wider ones (with gaps between the components) need more.
