@@ -18,7 +18,7 @@ use crate::gpu::{self, BatchSettings, Gpu, GpuReal};
 use crate::methods::batch::faq::{self, Steps};
 use crate::methods::batch::kronrod::{self, Scratch};
 use crate::methods::batch::point::PointEval;
-use crate::methods::batch::{simpson, BatchMethod, Integrated, NonFiniteAt, Tolerance};
+use crate::methods::batch::{fubini, simpson, BatchMethod, Integrated, NonFiniteAt, Tolerance};
 use crate::methods::gauss_kronrod::gauss_points;
 use crate::options::{Device, Precision};
 use crate::rules::{self, KronrodRule};
@@ -187,7 +187,8 @@ impl Batch {
     }
 
     /// Integrals over rectangles of `source`, an expression in x, y and the named
-    /// `parameters` (FAQ only, by Fubini as in Thuerck et al. §4); give the y range with
+    /// `parameters`, by Fubini (an inner integral in y at each point of the outer one in x, as
+    /// Thuerck et al. §4 do for FAQ; every batch method); give the y range with
     /// [`Batch::y_bounds`].
     pub fn new_2d(source: &str, parameters: &[&str]) -> Result<Batch> {
         Batch::with_dims(source, 2, parameters)
@@ -398,12 +399,9 @@ impl Batch {
         if dims == 2 && self.device == Device::Gpu {
             return option(
                 "device",
-                "the GPU integrates batches in x; 2-D batches (FAQ by Fubini) run on the CPU"
+                "the GPU integrates batches in x; 2-D batches (by Fubini) run on the CPU"
                     .to_string(),
             );
-        }
-        if dims == 2 && self.method != BatchMethod::Faq {
-            return option("method", format!("2-D batches are integrated by FAQ over rectangles (Fubini, as in its paper); {} is 1-D here", self.method));
         }
         Ok(())
     }
@@ -543,12 +541,14 @@ struct Job<'a, T> {
 }
 
 /// One worker's state: the integrand and the bounds ready to evaluate, the variables
-/// (coordinates, then parameters) and the Kronrod scratch space.
+/// (coordinates, then parameters) and the Kronrod scratch space (a second one for the outer
+/// integral of a 2-D batch, whose pieces stay open while the inner ones run).
 struct Task<'a, T> {
     f: PointEval<'a, T>,
     bounds: Vec<PointEval<'a, T>>,
     vars: Vec<T>,
     scratch: Scratch<T>,
+    outer_scratch: Scratch<T>,
 }
 
 impl<'a, T: Real> Task<'a, T>
@@ -570,6 +570,7 @@ where
             bounds,
             vars: vec![T::zero(); dims + batch.parameters().len()],
             scratch: Scratch::new(job.rule.map_or(0, KronrodRule::points)),
+            outer_scratch: Scratch::new(job.rule.map_or(0, KronrodRule::points)),
         }
     }
 
@@ -658,9 +659,56 @@ where
                 f.at(vars)
             };
             let (ay, by) = (ends[2], ends[3]);
+            let (scratch, outer_scratch) = (&mut self.scratch, &mut self.outer_scratch);
             oriented(ends[0], ends[1], |ax, bx| {
                 oriented(ay, by, |ay, by| {
-                    faq::faq_2d(&mut g, (ax, bx), (ay, by), steps)
+                    let (x, y) = ((ax, bx), (ay, by));
+                    let tolerance = job.tolerance;
+                    let inner = fubini::inner_tolerance(tolerance, (bx - ax).to_f64());
+                    let outer = Tolerance {
+                        relative: tolerance.relative / 2.0,
+                        absolute: tolerance.absolute / 2.0,
+                    };
+                    match method {
+                        BatchMethod::Faq => faq::faq_2d(&mut g, x, y, steps),
+                        BatchMethod::AdaptiveSimpson => fubini::fubini(
+                            &mut g,
+                            x,
+                            y,
+                            &mut |row, a, b, left| {
+                                simpson::adaptive_simpson(row, a, b, inner, left)
+                            },
+                            &mut |column, a, b, left| {
+                                simpson::adaptive_simpson(column, a, b, outer, left)
+                            },
+                            Some(tolerance),
+                            cap,
+                        ),
+                        BatchMethod::GaussKronrod => match job.rule {
+                            Some(rule) => fubini::fubini(
+                                &mut g,
+                                x,
+                                y,
+                                &mut |row, a, b, left| {
+                                    kronrod::gauss_kronrod(row, a, b, rule, inner, left, scratch)
+                                },
+                                &mut |column, a, b, left| {
+                                    kronrod::gauss_kronrod(
+                                        column,
+                                        a,
+                                        b,
+                                        rule,
+                                        outer,
+                                        left,
+                                        outer_scratch,
+                                    )
+                                },
+                                Some(tolerance),
+                                cap,
+                            ),
+                            None => unreachable!("the rule is fetched for Gauss–Kronrod batches"),
+                        },
+                    }
                 })
             })
         };

@@ -8,7 +8,7 @@ mod mpfr_reference;
 mod mpfr_support;
 
 use hpquad::precision::{Dd, Qd};
-use hpquad::{Batch, BatchEstimate, BatchMethod, Error, ParamValue, Precision, Value};
+use hpquad::{Batch, BatchEstimate, BatchMethod, Device, Error, ParamValue, Precision, Value};
 use mpfr_support::BITS;
 use rug::float::Constant;
 use rug::ops::Pow;
@@ -266,6 +266,55 @@ fn gaussian_over_squares_faq_2d_every_precision() {
     }
 }
 
+/// The same Gaussian by adaptive Simpson and Gauss–Kronrod over rectangles (Fubini), asked
+/// for a tolerance: each meets it against the closed form, with an estimate that covers its
+/// error; Gauss–Kronrod also says it converged (Simpson's estimate, `quad`'s |Q2 − Q| summed
+/// over the panels, is a few times the tolerance here while the error is far below).
+#[test]
+fn gaussian_over_squares_simpson_and_gauss_kronrod_2d() {
+    let intensities = ["0.25", "1", "2"];
+    let values = rows(&intensities);
+    for precision in PRECISIONS {
+        for (method, tolerance) in [
+            (BatchMethod::AdaptiveSimpson, 1e-6),
+            (
+                BatchMethod::GaussKronrod,
+                match precision {
+                    Precision::F64 => 1e-12,
+                    Precision::Dd => 1e-26,
+                    Precision::Qd => 1e-50,
+                },
+            ),
+        ] {
+            let batch = Batch::new_2d("exp(-(x^2+y^2))", &["i"])
+                .unwrap()
+                .bounds("0", "i")
+                .y_bounds("0", "i")
+                .method(method)
+                .precision(precision)
+                .tolerance(tolerance);
+            let results = batch.compute(&values).unwrap();
+            for (i, result) in intensities.iter().zip(&results) {
+                let what = format!("{precision} {method} i = {i}");
+                let estimate = ok(result);
+                if method == BatchMethod::GaussKronrod {
+                    assert!(estimate.converged, "{what}: {estimate:?}");
+                }
+                let half_sqrt_pi = Float::with_val(BITS, Constant::Pi).sqrt() / 2u32;
+                let reference = (half_sqrt_pi * mpfr_reference::mp(i).erf()).pow(2u32);
+                let error = error_of(estimate, &reference);
+                let relative = error / reference.to_f64();
+                assert!(relative <= tolerance, "{what}: relative error {relative:e}");
+                assert!(
+                    error <= estimate.error,
+                    "{what}: error {error:e} above the estimate {:e}",
+                    estimate.error
+                );
+            }
+        }
+    }
+}
+
 /// A batch with failing members: log(x - c) is NaN on part of [0, 1] for c = 0.5 and c = 2
 /// (those rows are errors naming a point and the parameter), finite for c < 0; a tolerance
 /// out of reach is converged: false with an error that covers the actual one; the other rows
@@ -419,6 +468,7 @@ fn clear_errors() {
         .unwrap()
         .bounds("0", "1")
         .y_bounds("0", "1")
+        .device(Device::Gpu)
         .compute(&[vec![]])
         .unwrap_err();
     assert!(err.to_string().contains("2-D batches"), "{err}");

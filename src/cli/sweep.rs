@@ -33,7 +33,7 @@ pub struct SweepArgs {
     /// The method of a sweep: faq, simpson or gauss-kronrod.
     #[arg(long, default_value = "gauss-kronrod")]
     pub batch_method: BatchMethod,
-    /// Lower y bound: integrates over the rectangle [from, to] × [y-from, y-to] (faq).
+    /// Lower y bound: integrates over the rectangle [from, to] × [y-from, y-to] (by Fubini).
     #[arg(long, allow_hyphen_values = true, requires = "y_to")]
     pub y_from: Option<String>,
     /// Upper y bound.

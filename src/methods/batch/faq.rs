@@ -74,7 +74,7 @@ impl Steps {
 /// (`converged` is left for the caller to judge against its tolerance) and the evaluations;
 /// or the point where `f` is not finite.
 pub fn faq<T: Real>(
-    f: &mut impl FnMut(T) -> T,
+    f: &mut (impl FnMut(T) -> T + ?Sized),
     a: T,
     b: T,
     steps: Steps,
@@ -171,7 +171,7 @@ pub fn exp_neg(d: f64) -> f64 {
 
 /// f at an interior point, which must be finite.
 fn sample<T: Real>(
-    f: &mut impl FnMut(T) -> T,
+    f: &mut (impl FnMut(T) -> T + ?Sized),
     x: T,
     evaluations: &mut u64,
 ) -> Result<T, NonFiniteAt<T>> {
@@ -186,7 +186,7 @@ fn sample<T: Real>(
 
 /// f at an end, sampled ε·|inward| inside (towards `x + inward`) when it is not finite there.
 pub(crate) fn at_end<T: Real>(
-    f: &mut impl FnMut(T) -> T,
+    f: &mut (impl FnMut(T) -> T + ?Sized),
     x: T,
     inward: T,
     evaluations: &mut u64,
@@ -204,44 +204,11 @@ pub(crate) fn at_end<T: Real>(
 /// error is the outer bound on g plus (bx − ax) times the largest inner bound.
 pub fn faq_2d<T: Real>(
     f: &mut impl FnMut(T, T) -> T,
-    (ax, bx): (T, T),
-    (ay, by): (T, T),
+    x: (T, T),
+    y: (T, T),
     steps: Steps,
 ) -> Result<Integrated<T>, NonFiniteAt<T>> {
-    let mut evaluations = 0u64;
-    let mut inner_bound = 0.0f64;
-    // Where the last inner integral met a non-finite value: g is NaN there, which stops the
-    // outer FAQ (or, at an end, makes it sample just inside, whose success clears this), and
-    // the point reported is this one.
-    let mut failure: Option<NonFiniteAt<T>> = None;
-    let mut g = |x: T| -> T {
-        let mut row = |y: T| f(x, y);
-        match faq(&mut row, ay, by, steps) {
-            Ok(inner) => {
-                failure = None;
-                evaluations += inner.evaluations;
-                inner_bound = inner_bound.max(inner.error);
-                inner.value
-            }
-            Err(at) => {
-                failure = Some(NonFiniteAt {
-                    x,
-                    y: Some(at.x),
-                    value: at.value,
-                });
-                T::from_f64(f64::NAN)
-            }
-        }
-    };
-    let outer = faq(&mut g, ax, bx, steps);
-    if let Some(at) = failure {
-        return Err(at);
-    }
-    let outer = outer?;
-    Ok(Integrated {
-        value: outer.value,
-        error: outer.error + (bx - ax).abs().to_f64() * inner_bound,
-        evaluations,
-        converged: true,
-    })
+    let mut rule = |g: &mut dyn FnMut(T) -> T, a: T, b: T, _left: u64| faq(g, a, b, steps);
+    let mut outer = rule;
+    super::fubini::fubini(f, x, y, &mut rule, &mut outer, None, u64::MAX)
 }

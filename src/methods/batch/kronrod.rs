@@ -55,7 +55,7 @@ impl<T: Real> Scratch<T> {
 
 /// QAG of `f` over [a, b] (a < b) with `rule` to `tolerance`, with at most `max_evaluations`.
 pub fn gauss_kronrod<T: Real>(
-    f: &mut impl FnMut(T) -> T,
+    f: &mut (impl FnMut(T) -> T + ?Sized),
     a: T,
     b: T,
     rule: &KronrodRule<T>,

@@ -9,6 +9,8 @@
 //! - [`kronrod`]: QUADPACK's QAG with a fixed array of pieces, the method to ask when a batch
 //!   must meet a tolerance: its per-integral error estimate is the one
 //!   [`crate::methods::gauss_kronrod`] uses.
+//! - [`fubini`]: any of them over a rectangle, an inner integral in y per point of the outer
+//!   one in x.
 //!
 //! Each method is generic over `T: Real` and takes the integrand as a closure of the
 //! coordinates; the caller ([`crate::Batch`]) binds the parameters of the integral into it.
@@ -27,6 +29,7 @@
 //! resumable state machine; tasks of whole integrals need no synchronisation between rounds.
 
 pub mod faq;
+pub mod fubini;
 pub mod kronrod;
 pub(crate) mod point;
 pub mod simpson;

@@ -43,7 +43,7 @@ struct Panel<T> {
 
 /// `quad` of `f` over [a, b] (a < b) to `tolerance`, with at most `max_evaluations`.
 pub fn adaptive_simpson<T: Real>(
-    f: &mut impl FnMut(T) -> T,
+    f: &mut (impl FnMut(T) -> T + ?Sized),
     a: T,
     b: T,
     tolerance: Tolerance,
