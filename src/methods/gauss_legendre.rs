@@ -500,7 +500,15 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
     fn perform(&mut self, level: u32) -> Result<()> {
         let (_, cap) = degree_range::<T>();
         let reach = self.reach();
+        let count = self
+            .tasks
+            .iter()
+            .map(|task| match *task {
+                Task::Raise { degree, .. } | Task::Start { degree, .. } => DEGREES[degree],
+            })
+            .sum();
         self.points.clear();
+        self.points.reserve(count);
         for i in 0..self.tasks.len() {
             let (a, b, degree) = match self.tasks[i] {
                 Task::Raise { index, degree } => {
