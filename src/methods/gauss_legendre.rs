@@ -161,7 +161,9 @@ struct Piece<T> {
     b: T,
     depth: u32,
     steps: Recent<Step<T>>,
+    /// [`Piece::estimate`] of the steps so far, kept for the error total and the next plan.
     error: f64,
+    rate: Option<f64>,
     live: bool,
 }
 
@@ -181,10 +183,17 @@ impl<T: Real> Piece<T> {
             depth,
             steps: Recent::new(step),
             error: 0.0,
+            rate: None,
             live: true,
         };
-        piece.error = piece.estimate(reach).0;
+        (piece.error, piece.rate) = piece.estimate(reach);
         piece
+    }
+
+    /// Records a new rule applied to the piece, and its error estimate.
+    fn push(&mut self, step: Step<T>, reach: f64) {
+        self.steps.push(step);
+        (self.error, self.rate) = self.estimate(reach);
     }
 
     /// The best value: that of the highest degree.
@@ -271,7 +280,7 @@ impl<T: Real> Piece<T> {
         let n = DEGREES[last.degree] as f64;
         let scale = last.abs.max(last.value.to_f64().abs());
         let difference = |i: usize| (s[i].value - s[i - 1].value).abs().to_f64();
-        let (error, rate) = self.estimate(reach);
+        let (error, rate) = (self.error, self.rate);
         let next = if k == 1 || difference(k - 1) >= ONSET * scale {
             at_least(2.0 * n)
         } else if k == 2 || difference(k - 2) >= ONSET * scale || error <= target {
@@ -551,8 +560,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 Task::Raise { index, degree } => {
                     let piece = &mut self.pieces[index];
                     let step = apply(piece.a, piece.b, degree);
-                    piece.steps.push(step);
-                    piece.error = piece.estimate(reach).0;
+                    piece.push(step, reach);
                     index
                 }
                 Task::Start {
