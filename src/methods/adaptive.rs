@@ -165,6 +165,20 @@ impl Worklist {
     /// errors, so the result is deterministic.
     pub(crate) fn take_worst(&mut self, total: f64, target: f64, max: usize) -> Vec<usize> {
         let mut taken = Vec::new();
+        self.take_worst_into(total, target, max, &mut taken);
+        taken
+    }
+
+    /// [`Worklist::take_worst`] into `taken` (cleared first), a buffer that the caller keeps
+    /// from step to step.
+    pub(crate) fn take_worst_into(
+        &mut self,
+        total: f64,
+        target: f64,
+        max: usize,
+        taken: &mut Vec<usize>,
+    ) {
+        taken.clear();
         let mut left = total;
         while taken.len() < max && (taken.is_empty() || left > target) {
             match self.heap.pop() {
@@ -175,7 +189,6 @@ impl Worklist {
                 None => break,
             }
         }
-        taken
     }
 }
 

@@ -281,12 +281,12 @@ impl Probe {
 /// Evaluates `f` at the probe points of both ends of `[lo, hi]` in one batch.
 fn probe<T: Real, F: Integrand, B: Backend>(f: &F, backend: &B, lo: T, hi: T) -> Result<Probe> {
     let width = hi - lo;
-    let mut points = Vec::with_capacity(2 * PROBE_STEPS.len());
-    for &k in &PROBE_STEPS {
-        points.push(lo + width.ldexp(k));
-    }
-    for &k in &PROBE_STEPS {
-        points.push(hi - width.ldexp(k));
+    // On the stack: the probe runs on every call of a small integral.
+    let mut points = [lo; 2 * PROBE_STEPS.len()];
+    let (lower, upper) = points.split_at_mut(PROBE_STEPS.len());
+    for ((&k, l), u) in PROBE_STEPS.iter().zip(lower).zip(upper) {
+        *l = lo + width.ldexp(k);
+        *u = hi - width.ldexp(k);
     }
     let start = std::time::Instant::now();
     let device = backend.device_for_points::<T, F>(f, points.len());

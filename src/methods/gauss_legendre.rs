@@ -41,6 +41,8 @@
 //! degree). All new nodes of a step go to the backend in one call; the worst pieces are taken
 //! as in the adaptive Gauss–Kronrod method (see `adaptive.rs`).
 
+use std::sync::Arc;
+
 use precision::Real;
 
 use super::adaptive::{mapped, nothing_done, splittable, totals, Map, Worklist, MAX_DEPTH};
@@ -48,7 +50,7 @@ use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
-use crate::rules;
+use crate::rules::{self, Rule};
 
 /// The degrees a piece may use, growing by factors of 1.2 to 1.33 so that a predicted degree is
 /// not overshot by much; doubling stays on the table from every first degree.
@@ -159,7 +161,9 @@ struct Piece<T> {
     b: T,
     depth: u32,
     steps: Recent<Step<T>>,
+    /// [`Piece::estimate`] of the steps so far, kept for the error total and the next plan.
     error: f64,
+    rate: Option<f64>,
     live: bool,
 }
 
@@ -179,10 +183,17 @@ impl<T: Real> Piece<T> {
             depth,
             steps: Recent::new(step),
             error: 0.0,
+            rate: None,
             live: true,
         };
-        piece.error = piece.estimate(reach).0;
+        (piece.error, piece.rate) = piece.estimate(reach);
         piece
+    }
+
+    /// Records a new rule applied to the piece, and its error estimate.
+    fn push(&mut self, step: Step<T>, reach: f64) {
+        self.steps.push(step);
+        (self.error, self.rate) = self.estimate(reach);
     }
 
     /// The best value: that of the highest degree.
@@ -269,7 +280,7 @@ impl<T: Real> Piece<T> {
         let n = DEGREES[last.degree] as f64;
         let scale = last.abs.max(last.value.to_f64().abs());
         let difference = |i: usize| (s[i].value - s[i - 1].value).abs().to_f64();
-        let (error, rate) = self.estimate(reach);
+        let (error, rate) = (self.error, self.rate);
         let next = if k == 1 || difference(k - 1) >= ONSET * scale {
             at_least(2.0 * n)
         } else if k == 2 || difference(k - 2) >= ONSET * scale || error <= target {
@@ -332,6 +343,10 @@ pub fn gauss_legendre<T: Real, F: Integrand, B: Backend>(
             worklist: Worklist::default(),
             stages: Vec::new(),
             evaluations: 0,
+            rules: Default::default(),
+            tasks: Vec::new(),
+            taken: Vec::new(),
+            points: Vec::new(),
         };
         run.run(lo, hi)
     })
@@ -339,6 +354,7 @@ pub fn gauss_legendre<T: Real, F: Integrand, B: Backend>(
 
 /// Work on one piece in a step: a new degree for piece `index`, or the first rule on a new
 /// piece [a, b] (a half).
+#[derive(Clone, Copy)]
 enum Task<T> {
     Raise {
         index: usize,
@@ -362,6 +378,15 @@ struct Run<'a, T, F, B> {
     worklist: Worklist,
     stages: Vec<Stage>,
     evaluations: u64,
+    /// The rules of [`DEGREES`] fetched so far, by index: each is looked up in the process-wide
+    /// cache once per run rather than once per piece and step.
+    rules: [Option<Arc<Rule<T>>>; DEGREES.len()],
+    /// The next step's tasks, the pieces it takes from the worklist and its nodes: buffers
+    /// kept from step to step, as a small integral is only a few steps of a few dozen nodes
+    /// and allocating them anew would cost as much as the rules' arithmetic.
+    tasks: Vec<Task<T>>,
+    taken: Vec<usize>,
+    points: Vec<T>,
 }
 
 impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
@@ -374,19 +399,17 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             return Ok(nothing_done());
         }
         let width = (hi - lo) / T::from_i64(p as i64);
-        let tasks: Vec<Task<T>> = (0..p)
-            .map(|k| {
-                let a = lo + width * T::from_i64(k as i64);
-                let b = if k + 1 == p { hi } else { a + width };
-                Task::Start {
-                    a,
-                    b,
-                    depth: 0,
-                    degree: first,
-                }
-            })
-            .collect();
-        self.perform(tasks, 0)?;
+        self.tasks.extend((0..p).map(|k| {
+            let a = lo + width * T::from_i64(k as i64);
+            let b = if k + 1 == p { hi } else { a + width };
+            Task::Start {
+                a,
+                b,
+                depth: 0,
+                degree: first,
+            }
+        }));
+        self.perform(0)?;
 
         let mut converged = false;
         for level in 1.. {
@@ -401,49 +424,25 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             if self.worklist.is_empty() {
                 break;
             }
-            let taken = self.worklist.take_worst(error, tolerance / 2.0, MAX_BATCH);
+            self.worklist
+                .take_worst_into(error, tolerance / 2.0, MAX_BATCH, &mut self.taken);
             // Each piece's share of the tolerance, by width.
             let total_width = (hi - lo).to_f64();
-            let mut tasks = Vec::new();
+            let reach = self.reach();
+            self.tasks.clear();
             let mut cost = 0u64;
-            for &k in &taken {
+            for &k in &self.taken {
                 let piece = &self.pieces[k];
                 let share = 0.5 * tolerance * ((piece.b - piece.a).to_f64() / total_width);
                 let halvable = piece.depth < MAX_DEPTH && splittable(piece.a, piece.b);
-                let plan = match piece.plan(share, cap, self.reach()) {
+                let plan = match piece.plan(share, cap, reach) {
                     Plan::Halve if !halvable => Plan::Degree(piece.last().degree + 1),
                     plan => plan,
                 };
-                let (new, points) = match plan {
-                    Plan::Degree(d) if d <= cap => (
-                        vec![Task::Raise {
-                            index: k,
-                            degree: d,
-                        }],
-                        DEGREES[d],
-                    ),
+                let points = match plan {
+                    Plan::Degree(d) if d <= cap => DEGREES[d],
                     Plan::Degree(_) => continue, // final: neither a higher degree nor a halving
-                    Plan::Halve => {
-                        let mid = (piece.a + piece.b).ldexp(-1);
-                        let depth = piece.depth + 1;
-                        (
-                            vec![
-                                Task::Start {
-                                    a: piece.a,
-                                    b: mid,
-                                    depth,
-                                    degree: first,
-                                },
-                                Task::Start {
-                                    a: mid,
-                                    b: piece.b,
-                                    depth,
-                                    degree: first,
-                                },
-                            ],
-                            2 * DEGREES[first],
-                        )
-                    }
+                    Plan::Halve => 2 * DEGREES[first],
                 };
                 if self.evaluations + cost + points as u64 > options.max_evaluations {
                     // Out of budget: this piece stays as it is.
@@ -451,16 +450,35 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     continue;
                 }
                 cost += points as u64;
-                if let Plan::Halve = plan {
-                    // Its halves replace it.
-                    self.pieces[k].live = false;
+                match plan {
+                    Plan::Degree(degree) => self.tasks.push(Task::Raise { index: k, degree }),
+                    Plan::Halve => {
+                        let (a, b) = (piece.a, piece.b);
+                        let mid = (a + b).ldexp(-1);
+                        let depth = piece.depth + 1;
+                        self.tasks.extend([
+                            Task::Start {
+                                a,
+                                b: mid,
+                                depth,
+                                degree: first,
+                            },
+                            Task::Start {
+                                a: mid,
+                                b,
+                                depth,
+                                degree: first,
+                            },
+                        ]);
+                        // Its halves replace it.
+                        self.pieces[k].live = false;
+                    }
                 }
-                tasks.extend(new);
             }
-            if tasks.is_empty() {
+            if self.tasks.is_empty() {
                 break;
             }
-            self.perform(tasks, level)?;
+            self.perform(level)?;
         }
 
         let (value, error) = self.totals();
@@ -487,39 +505,46 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         }
     }
 
-    /// Evaluates all tasks' nodes in one backend call and updates the pieces.
-    fn perform(&mut self, tasks: Vec<Task<T>>, level: u32) -> Result<()> {
+    /// Evaluates the nodes of all of `self.tasks` in one backend call and updates the pieces.
+    fn perform(&mut self, level: u32) -> Result<()> {
         let (_, cap) = degree_range::<T>();
         let reach = self.reach();
-        let count = tasks
+        let count = self
+            .tasks
             .iter()
             .map(|task| match *task {
                 Task::Raise { degree, .. } | Task::Start { degree, .. } => DEGREES[degree],
             })
             .sum();
-        let mut points = Vec::with_capacity(count);
-        let mut rules = Vec::with_capacity(tasks.len());
-        for task in &tasks {
-            let (a, b, degree) = match *task {
+        self.points.clear();
+        self.points.reserve(count);
+        for i in 0..self.tasks.len() {
+            let (a, b, degree) = match self.tasks[i] {
                 Task::Raise { index, degree } => {
                     (self.pieces[index].a, self.pieces[index].b, degree)
                 }
                 Task::Start { a, b, degree, .. } => (a, b, degree),
             };
-            let rule = rules::legendre::<T>(DEGREES[degree])?;
-            rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut points);
-            rules.push(rule);
+            let rule = self.rule(degree)?;
+            rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut self.points);
         }
-        let count = points.len() as u64;
-        let device = self.backend.device_for_points::<T, F>(self.f, points.len());
-        let (map, f, backend) = (self.map, self.f, self.backend);
+        let count = self.points.len() as u64;
+        let device = self
+            .backend
+            .device_for_points::<T, F>(self.f, self.points.len());
+        let (map, f, backend, points) = (self.map, self.f, self.backend, &self.points);
         let values = timed(&mut self.stages, level, count, device, || {
-            map.evaluate(f, backend, &points)
+            map.evaluate(f, backend, points)
         })?;
         self.evaluations += count;
 
         let mut offset = 0;
-        for (task, rule) in tasks.into_iter().zip(rules) {
+        for i in 0..self.tasks.len() {
+            let task = self.tasks[i];
+            let degree = match task {
+                Task::Raise { degree, .. } | Task::Start { degree, .. } => degree,
+            };
+            let rule = self.rule(degree)?;
             let values = &values[offset..offset + rule.points()];
             offset += rule.points();
             let apply = |a: T, b: T, degree: usize| {
@@ -535,8 +560,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 Task::Raise { index, degree } => {
                     let piece = &mut self.pieces[index];
                     let step = apply(piece.a, piece.b, degree);
-                    piece.steps.push(step);
-                    piece.error = piece.estimate(reach).0;
+                    piece.push(step, reach);
                     index
                 }
                 Task::Start {
@@ -556,6 +580,16 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             }
         }
         Ok(())
+    }
+
+    /// The rule of `DEGREES[degree]`, from the process-wide cache on its first use in this run.
+    fn rule(&mut self, degree: usize) -> Result<Arc<Rule<T>>> {
+        if let Some(rule) = &self.rules[degree] {
+            return Ok(rule.clone());
+        }
+        let rule = rules::legendre::<T>(DEGREES[degree])?;
+        self.rules[degree] = Some(rule.clone());
+        Ok(rule)
     }
 
     /// The sum of the live pieces' values and errors.

@@ -188,8 +188,6 @@ struct Side {
     /// |φ'(j h_k) f(φ(j h_k))| for j = 0..=n (j = 0 is the center, shared by both sides); NaN
     /// where the value was not finite.
     terms: Vec<f64>,
-    /// The buffer the next level's terms are merged into.
-    spare: Vec<f64>,
 }
 
 impl Side {
@@ -198,7 +196,6 @@ impl Side {
             n: 0,
             open: true,
             terms: Vec::new(),
-            spare: Vec::new(),
         }
     }
 
@@ -223,46 +220,50 @@ impl Side {
         sum: &mut T::Accumulator,
         abs: &mut f64,
     ) -> Option<usize> {
+        // Where the term of node i goes: level 0 sets the center, then the nodes t = 1, 2, ...;
+        // level k interleaves its nodes (odd multiples of h_k) with the previous ones, which
+        // move to the even indices first, in place, from the last (an open side may have one
+        // new node past the last old one).
+        let count = nodes.len().min(values.len());
+        // Node i's index in the terms: stride · i + 1.
+        let stride = match center {
+            Some(center) => {
+                self.terms.clear();
+                self.terms.push(center);
+                self.terms.resize(count + 1, 0.0);
+                1
+            }
+            None => {
+                let old = self.terms.len();
+                let len = (2 * old - 1).max(2 * count);
+                // Room for the next level as well, which doubles the terms again: one
+                // allocation every other level rather than at each.
+                if self.terms.capacity() < len {
+                    self.terms.reserve(2 * len - old);
+                }
+                self.terms.resize(len, 0.0);
+                for i in (1..old).rev() {
+                    self.terms[2 * i] = self.terms[i];
+                }
+                // The odd indices that no new node fills.
+                for i in (2 * count + 1..len).step_by(2) {
+                    self.terms[i] = 0.0;
+                }
+                2
+            }
+        };
         let mut first_bad = None;
-        let mut new_terms = std::mem::take(&mut self.spare);
-        new_terms.clear();
         for (i, (node, &v)) in nodes.iter().zip(values).enumerate() {
-            if first_bad.is_none() && v.is_finite() {
+            self.terms[stride * i + 1] = if first_bad.is_none() && v.is_finite() {
                 let term = node.weight * v;
                 *sum = *sum + term.to_accumulator();
                 let size = term.to_f64().abs();
                 *abs += size;
-                new_terms.push(size);
+                size
             } else {
                 first_bad.get_or_insert(i);
-                new_terms.push(f64::NAN);
-            }
-        }
-        match center {
-            // Level 0: the center, then the nodes t = 1, 2, ...
-            Some(center) => {
-                self.terms.clear();
-                self.terms.push(center);
-                self.terms.extend_from_slice(&new_terms);
-                self.spare = new_terms;
-            }
-            // Level k: old terms at the even indices, new ones at the odd; an open side may
-            // have one new node past the last old one.
-            None => {
-                let old = std::mem::take(&mut self.terms);
-                let mut merged = new_terms;
-                let count = merged.len();
-                merged.resize(count.max(old.len()) * 2, 0.0);
-                for i in (0..count).rev() {
-                    merged[2 * i + 1] = merged[i];
-                }
-                for (i, &g) in old.iter().enumerate() {
-                    merged[2 * i] = g;
-                }
-                merged.truncate((2 * old.len() - 1).max(2 * count));
-                self.terms = merged;
-                self.spare = old;
-            }
+                f64::NAN
+            };
         }
         self.n = self.terms.len() - 1;
         first_bad
@@ -439,8 +440,12 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
             break;
         }
 
-        // One batch: [center,] right side outward, left side outward.
+        // One batch: [center,] right side outward, left side outward. The buffer keeps room
+        // for the next level too, which has about twice the nodes.
         points.clear();
+        if points.capacity() < count {
+            points.reserve(2 * count);
+        }
         if let Some(c) = nodes.center {
             points.push(placement.right(c.offset));
         }

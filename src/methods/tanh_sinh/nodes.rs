@@ -23,11 +23,12 @@
 //! pair of a node shifted by about an ulp in t, which moves the sum by rounding-level amounts.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::f64::consts::{LN_2, PI};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use precision::Real;
+
+use crate::rules::CacheMap;
 
 /// The change of variables: which ends of the interval are infinite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,12 +183,12 @@ impl<T: Real> Level<T> {
 type Erased = Arc<dyn Any + Send + Sync>;
 
 /// One entry per (precision, transform, level).
-type Cache = Mutex<HashMap<(TypeId, Transform, u32), Erased>>;
+type Cache = Mutex<CacheMap<(TypeId, Transform, u32), Erased>>;
 
 /// The process-wide cache.
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+    CACHE.get_or_init(|| Mutex::new(CacheMap::default()))
 }
 
 /// Level `level` of `transform` in precision `T`: computed on the first request in this
