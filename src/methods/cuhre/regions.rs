@@ -299,7 +299,7 @@ fn choose_axis<T: Real>(
     let mut best: Option<usize> = None;
     for k in (0..differences.len()).filter(|&k| can(k)) {
         let tied = largest - differences[k] <= noise[k].max(1e-12 * largest);
-        if tied && best.map_or(true, |b| width(k) > width(b)) {
+        if tied && best.is_none_or(|b| width(k) > width(b)) {
             best = Some(k);
         }
     }
