@@ -97,6 +97,12 @@ pub struct RuleEstimate<T> {
     pub error: f64,
     /// |I7 - I5|.
     pub difference: f64,
+    /// The null rules' values e1, e2, e3 (degrees 5, 3, 1), each normalised by its rule's
+    /// 1-norm and times the volume; values at rounding level are 0.
+    pub null: [f64; 3],
+    /// Whether the null rules passed the ratio test (5 e1 ≤ e2 and 5 e2 ≤ e3): the terms fall
+    /// fast with the degree, as for a smooth f on a small region.
+    pub asymptotic: bool,
     /// The error that rounding alone leaves in `value`: 4 ε Σ |w| |S| vol + 2 ε |value|,
     /// S the class sums (smaller than Σ |w f| where f changes sign within a class).
     pub floor: f64,
@@ -319,8 +325,9 @@ impl<T: Real> GenzMalik<T> {
                 0.0
             }
         });
+        let asymptotic = RATIO_TEST * e[0] <= e[1] && RATIO_TEST * e[1] <= e[2];
         let error = vol
-            * if RATIO_TEST * e[0] <= e[1] && RATIO_TEST * e[1] <= e[2] {
+            * if asymptotic {
                 ASYMPTOTIC * e[0]
             } else {
                 PESSIMISTIC * e[0].max(e[1]).max(e[2])
@@ -340,6 +347,8 @@ impl<T: Real> GenzMalik<T> {
             value,
             error,
             difference,
+            null: e.map(|e| e * vol),
+            asymptotic,
             floor,
             fourth_differences: fourth.to_vec(),
             difference_noise: vec![8.0 * eps * axis_size; n],

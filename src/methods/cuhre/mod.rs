@@ -6,8 +6,8 @@
 //!
 //! - C-RULES ([`genz_malik`]): the Genz–Malik degree-7 rule and its embedded degree-5 rule on
 //!   2^n + 2n² + 2n + 1 points give a region's estimate I, its error ε (DCUHRE's null rules
-//!   and ratio test, times a safety factor) and the axis κ of the largest fourth divided
-//!   difference, all from the five class sums any backend computes
+//!   and ratio test, times a safety factor where the test passed) and the axis κ of the
+//!   largest fourth divided difference, all from the five class sums any backend computes
 //!   ([`Backend::genz_malik_sums`]); constants exact in the working precision.
 //! - Sequential CUHRE ([`Schedule::Sequential`], `sequential.rs`): the paper's Algorithm 1, a
 //!   priority queue of regions by ε, the worst split in two along κ, until
