@@ -54,7 +54,7 @@ pub fn csv(points: &[Point]) -> String {
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn quote(field: &str) -> String {
+pub fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
