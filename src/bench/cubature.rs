@@ -40,9 +40,7 @@ pub fn tolerances(scale: Scale) -> Vec<f64> {
         Scale::Quick => 5,
         Scale::Full => 8,
     };
-    (3..=last)
-        .map(|e| super::ten_to_minus(e))
-        .collect::<Vec<f64>>()
+    (3..=last).map(super::ten_to_minus).collect::<Vec<f64>>()
 }
 
 /// The product peak in `dims` variables, in the integrand language.
@@ -60,7 +58,7 @@ pub fn reference(dims: usize) -> Reference {
     let factor = c * 2.0 * (c / 2.0).atan();
     let mut value = Qd::one();
     for _ in 0..dims {
-        value = value * factor;
+        value *= factor;
     }
     Reference {
         name: format!("n={dims}"),
