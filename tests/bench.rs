@@ -340,6 +340,9 @@ fn speedup_checks_hold_converged_rows_to_their_tolerance() {
     // A baseline that did not run leaves the case without speedups: a failure.
     let missing = vec![row("caq", true, None, Status::Failed("boom".into()))];
     assert_eq!(speedup::check(&missing).0.len(), 1);
+    // One skipped past the budget is not.
+    let skipped = vec![row("caq", true, None, Status::Skipped("budget".into()))];
+    assert!(speedup::check(&skipped).0.is_empty());
     // Speedups are the baseline's time over the row's.
     let mut rows = good;
     rows[1].measurement.as_mut().expect("measured").seconds = 2.5e-4;
