@@ -1,12 +1,22 @@
 //! `hpquad bench`: the reference values against hpquad's own quadrature (independent: MPFR
 //! closed forms and tanh-sinh on one side, hpquad's Romberg or tanh-sinh on the other), the digit measure,
-//! failed and skipped points, the files and the quick-mode checks.
+//! failed and skipped points, the files and the quick-mode checks; the adaptive family's
+//! speedup table, the cubature speedups (their reference π^n against MPFR) and the batch
+//! throughput, each with its checks made to fail on a wrong answer.
+
+mod mpfr_support;
 
 use hpquad::bench::report::{self, CSV_HEADER};
 use hpquad::bench::suite::{Reference, References, QUICK};
-use hpquad::bench::{self, check, correct_digits, Config, Curve, Point, Scale, Status, Work};
+use hpquad::bench::{
+    self, check, correct_digits, cubature, speedup, throughput, Config, Curve, Measurement, Point,
+    Scale, Status, Work,
+};
 use hpquad::precision::{Dd, Qd, Real};
 use hpquad::{Device, Integral, Method, Precision, Value};
+use rug::float::Constant;
+use rug::ops::Pow;
+use rug::Float;
 
 fn references() -> References {
     References::builtin().expect("the shipped reference file parses")
@@ -258,4 +268,209 @@ fn gpu_quick_sweep_reaches_the_required_digits() {
     let (failures, checked) = check(&points);
     assert_eq!(checked, 3 * QUICK.len());
     assert!(failures.is_empty(), "{failures:?}");
+}
+
+#[test]
+fn cubature_reference_is_pi_to_the_n_in_mpfr() {
+    for n in [1, 3, 8, 16] {
+        let r = cubature::reference(n);
+        let exact = Float::with_val(mpfr_support::BITS, Constant::Pi).pow(n as u32);
+        let value = Float::with_val(
+            mpfr_support::BITS,
+            Float::parse(&r.value).expect("the reference is a decimal"),
+        );
+        let error = Float::with_val(mpfr_support::BITS, &value - &exact).abs() / &exact;
+        let digits = -error.log10().to_f64();
+        assert!(
+            digits >= r.trusted_digits as f64,
+            "n = {n}: {digits:.1} digits, {} trusted",
+            r.trusted_digits
+        );
+        // The integrand is the product peak in x1..xn.
+        assert_eq!(r.expression.matches("x").count(), n);
+    }
+}
+
+fn measured(digits: f64) -> Measurement {
+    Measurement {
+        value: "0".into(),
+        digits,
+        error_estimate: 0.0,
+        actual_error: 0.0,
+        evaluations: 100,
+        levels: 1,
+        seconds: 1e-3,
+        repeats: 1,
+        ran_on: "cpu".into(),
+    }
+}
+
+fn row(variant: &str, baseline: bool, digits: Option<f64>, status: Status) -> speedup::Row {
+    speedup::Row {
+        case: "pi".into(),
+        precision: Precision::F64,
+        tolerance: 1e-12,
+        variant: variant.into(),
+        baseline,
+        device: Device::Cpu,
+        threads: 2,
+        status,
+        measurement: digits.map(measured),
+        speedup: None,
+    }
+}
+
+#[test]
+fn speedup_checks_hold_converged_rows_to_their_tolerance() {
+    let good = vec![
+        row("caq", true, Some(15.0), Status::Converged),
+        row("pbcaq", false, Some(12.5), Status::Converged),
+        // Not converged: honest, whatever its digits.
+        row("scaq", false, Some(3.0), Status::NotConverged),
+    ];
+    let (failures, checked) = speedup::check(&good);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(checked, 3, "the baseline ran, two rows converged");
+    // A converged row 10^-11.5 off at a tolerance of 1e-12 claims what it did not reach.
+    let mut wrong = good.clone();
+    wrong[1].measurement = Some(measured(11.5));
+    let (failures, _) = speedup::check(&wrong);
+    assert_eq!(failures.len(), 1);
+    assert!(failures[0].contains("pbcaq"), "{}", failures[0]);
+    // A baseline that did not run leaves the case without speedups: a failure.
+    let missing = vec![row("caq", true, None, Status::Failed("boom".into()))];
+    assert_eq!(speedup::check(&missing).0.len(), 1);
+    // One skipped past the budget is not.
+    let skipped = vec![row("caq", true, None, Status::Skipped("budget".into()))];
+    assert!(speedup::check(&skipped).0.is_empty());
+    // Speedups are the baseline's time over the row's.
+    let mut rows = good;
+    rows[1].measurement.as_mut().expect("measured").seconds = 2.5e-4;
+    speedup::fill_speedups(&mut rows);
+    assert_eq!(rows[0].speedup, Some(1.0));
+    assert_eq!(rows[1].speedup, Some(4.0));
+}
+
+fn quick_config() -> Config {
+    let mut config = Config::new(Scale::Quick);
+    config.repeats = 1;
+    config
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("hpquad-bench-{name}-{}", std::process::id()))
+}
+
+#[test]
+fn family_table_runs_every_scheme_against_caq_and_writes_its_files() {
+    let refs = references();
+    let config = quick_config();
+    let rows = speedup::run_family(&refs.integrals, &config, |_| {});
+    let cases = QUICK.len() * 3;
+    let per_case = 1 + hpquad::methods::pbcaq::Scheme::ALL.len() * bench::devices().len();
+    assert_eq!(rows.len(), cases * per_case);
+    assert_eq!(rows.iter().filter(|r| r.baseline).count(), cases);
+    for r in &rows {
+        assert_eq!(r.status, Status::Converged, "{} {}", r.case, r.label());
+        assert!(r.speedup.is_some_and(|s| s > 0.0));
+    }
+    let (failures, checked) = speedup::check(&rows);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(checked, cases + rows.len());
+    let table = speedup::table(&rows);
+    assert_eq!(table.lines().count(), 1 + cases, "{table}");
+    assert!(table.contains("pbcaq-g cpu×"), "{table}");
+
+    let dir = temp_dir("speedup");
+    speedup::write_files(&dir, "speedup", &rows, "test machine", "test").expect("writes");
+    let csv = std::fs::read_to_string(dir.join("speedup.csv")).expect("csv");
+    assert_eq!(csv.lines().next(), Some(speedup::CSV_HEADER));
+    assert_eq!(csv.lines().count(), rows.len() + 1);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("speedup.json")).expect("json"))
+            .expect("valid JSON");
+    assert_eq!(json["rows"].as_array().map(Vec::len), Some(rows.len()));
+    bench::plot::write_chart(
+        &speedup::workload_chart(&rows, "test"),
+        &dir.join("s.svg"),
+        &dir.join("s.png"),
+    )
+    .expect("plots");
+    assert_eq!(
+        &std::fs::read(dir.join("s.png")).expect("png")[1..4],
+        b"PNG"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cubature_speedups_meet_their_tolerances_against_pi_to_the_n() {
+    let config = quick_config();
+    let rows = cubature::run(&config, |_| {});
+    let per_tolerance = 1 + bench::devices().len();
+    assert_eq!(
+        rows.len(),
+        cubature::dimensions(Scale::Quick).len()
+            * cubature::tolerances(Scale::Quick).len()
+            * per_tolerance
+    );
+    for r in &rows {
+        let m = r.measurement.as_ref().expect("every quick case runs");
+        assert_eq!(r.status, Status::Converged, "{} {}", r.case, r.label());
+        // Digits from the closed form: at least the tolerance's (the check's property).
+        assert!(m.digits >= -r.tolerance.log10(), "{} {:?}", r.case, m);
+    }
+    let (failures, _) = speedup::check(&rows);
+    assert!(failures.is_empty(), "{failures:?}");
+    let chart = speedup::tolerance_chart(&rows, "test");
+    assert_eq!(chart.panels.len(), bench::devices().len());
+    assert_eq!(
+        chart.panels[0].series.len(),
+        cubature::dimensions(Scale::Quick).len(),
+        "one curve per dimension"
+    );
+    let dir = temp_dir("cubature");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    bench::plot::write_chart(&chart, &dir.join("c.svg"), &dir.join("c.png")).expect("plots");
+    let svg = std::fs::read_to_string(dir.join("c.svg")).expect("svg");
+    assert!(svg.contains("relative tolerance") && svg.contains("n=4"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_throughput_measures_every_method_against_the_closed_forms() {
+    let config = quick_config();
+    let rows = throughput::run(&config, |_| {});
+    let (failures, checked) = throughput::check(&rows);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(checked, rows.len(), "no quick batch is skipped");
+    for r in &rows {
+        assert!(r.per_second().is_some_and(|x| x > 0.0));
+        // Each quick batch is sampled whole (at most SAMPLE integrals).
+        assert_eq!(r.sampled, r.batch.min(throughput::SAMPLE));
+        match r.method {
+            // Converged at 1e-6 and measured within it against atan p.
+            "gauss-kronrod" => {
+                assert_eq!(r.converged, r.batch, "{}", r.label());
+                assert!(r.worst_error <= throughput::TOLERANCE, "{}", r.label());
+            }
+            // MATLAB's scheme holds each panel to the tolerance, so the sum over its three
+            // starting panels may miss it: some integrals do not converge, honestly, and
+            // those that do are within it (the check above).
+            "simpson" => assert!(r.converged > 0, "{}", r.label()),
+            // FAQ has no tolerance: its errors are those of its steps (about 1e-2 here), and
+            // still answers of the right size.
+            _ => assert!(r.worst_error < 0.1, "{} {}", r.label(), r.worst_error),
+        }
+    }
+    assert!(rows.iter().any(|r| r.dims == 2 && r.method == "faq"));
+    let table = throughput::table(&rows);
+    assert!(table.contains("2-D faq cpu×1"), "{table}");
+    let csv = throughput::csv(&rows);
+    assert_eq!(csv.lines().next(), Some(throughput::CSV_HEADER));
+    assert_eq!(csv.lines().count(), rows.len() + 1);
+    // A converged integral outside its tolerance fails the check.
+    let mut wrong = rows.clone();
+    wrong[0].over_tolerance = 1;
+    assert_eq!(throughput::check(&wrong).0.len(), 1);
 }

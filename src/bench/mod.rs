@@ -10,9 +10,12 @@
 //! point that is not run (over the evaluation cap, or after a slower point of the same curve)
 //! is kept as skipped, with the reason.
 
+pub mod cubature;
 pub mod plot;
 pub mod report;
+pub mod speedup;
 pub mod suite;
+pub mod throughput;
 
 use std::fmt;
 use std::time::Duration;
@@ -20,6 +23,7 @@ use std::time::Duration;
 use precision::{Dd, Qd, Real};
 
 use crate::error::Result;
+use crate::methods::pbcaq::{IntervalRule, Scheme};
 use crate::options::{Device, Method, Precision};
 use crate::{Estimate, Integral, Value};
 
@@ -179,7 +183,22 @@ pub const METHODS: &[BenchMethod] = &[
         (Method::GaussKronrod, tolerance_of(work))
     }),
     adaptive("auto", |work| (Method::Auto, tolerance_of(work))),
+    // The adaptive family of Kern and Alaghband with its default Gauss–Kronrod pair: CAQ (the
+    // baseline, one interval at a time), BCAQ (block cutting on the calling thread) and PBCAQ
+    // (a region of intervals in one backend call). The other schemes are in the speedup table
+    // ([`speedup`]), where each runs once per integral rather than along a whole curve.
+    adaptive("caq", |work| (family(Scheme::Caq), tolerance_of(work))),
+    adaptive("bcaq", |work| (family(Scheme::Bcaq), tolerance_of(work))),
+    adaptive("pbcaq", |work| (family(Scheme::Pbcaq), tolerance_of(work))),
 ];
+
+/// A scheme of the adaptive family with the Gauss–Kronrod pair of the precision.
+pub fn family(scheme: Scheme) -> Method {
+    Method::Adaptive {
+        scheme,
+        rule: IntervalRule::GaussKronrod,
+    }
+}
 
 /// An adaptive method's entry: its curve runs over [`tolerances`].
 const fn adaptive(name: &'static str, configure: fn(Work) -> (Method, Option<f64>)) -> BenchMethod {
@@ -473,45 +492,52 @@ pub fn run_curve(curve: &Curve<'_>, config: &Config, mut done: impl FnMut(&Point
 
 /// Runs one point: a warm-up, then timed runs; failures become [`Status::Failed`].
 fn run_point(curve: &Curve<'_>, work: Work, config: &Config) -> Point {
-    let mut point = Point {
+    let (status, measurement) = observe(measure(curve, work, config), curve.reference);
+    Point {
         integral: curve.reference.name.clone(),
         method: curve.method.name,
         precision: curve.precision,
         device: curve.device,
         work,
-        status: Status::Skipped(String::new()),
-        measurement: None,
-    };
-    match measure(curve, work, config) {
-        Ok((estimate, seconds, repeats)) => {
-            match correct_digits(&estimate.value, curve.reference) {
-                Ok((digits, actual_error)) => {
-                    point.status = if estimate.converged {
-                        Status::Converged
-                    } else {
-                        Status::NotConverged
-                    };
-                    let mut devices: Vec<&str> =
-                        estimate.stages.iter().map(|s| &*s.device).collect();
-                    devices.dedup();
-                    point.measurement = Some(Measurement {
-                        value: estimate.value.to_string(),
-                        digits,
-                        error_estimate: estimate.error,
-                        actual_error,
-                        evaluations: estimate.evaluations,
-                        levels: estimate.levels,
-                        seconds,
-                        repeats,
-                        ran_on: devices.join(" then "),
-                    });
-                }
-                Err(e) => point.status = Status::Failed(e.to_string()),
-            }
-        }
-        Err(e) => point.status = Status::Failed(e.to_string()),
+        status,
+        measurement,
     }
-    point
+}
+
+/// What a timed computation ([`timed`]) tells against its reference: converged or not with
+/// the measurement, or failed (an error from the method, or a reference that does not parse).
+pub fn observe(
+    timed: Result<(Estimate, f64, usize)>,
+    reference: &Reference,
+) -> (Status, Option<Measurement>) {
+    let (estimate, seconds, repeats) = match timed {
+        Ok(timed) => timed,
+        Err(e) => return (Status::Failed(e.to_string()), None),
+    };
+    match correct_digits(&estimate.value, reference) {
+        Ok((digits, actual_error)) => {
+            let status = if estimate.converged {
+                Status::Converged
+            } else {
+                Status::NotConverged
+            };
+            let mut devices: Vec<&str> = estimate.stages.iter().map(|s| &*s.device).collect();
+            devices.dedup();
+            let measurement = Measurement {
+                value: estimate.value.to_string(),
+                digits,
+                error_estimate: estimate.error,
+                actual_error,
+                evaluations: estimate.evaluations,
+                levels: estimate.levels,
+                seconds,
+                repeats,
+                ran_on: devices.join(" then "),
+            };
+            (status, Some(measurement))
+        }
+        Err(e) => (Status::Failed(e.to_string()), None),
+    }
 }
 
 /// A warm-up this many times the long-point threshold is its own measurement.
@@ -531,21 +557,33 @@ fn measure(curve: &Curve<'_>, work: Work, config: &Config) -> Result<(Estimate, 
     if let Some(t) = tolerance {
         integral = integral.tolerance(t);
     }
+    timed(config, || {
+        let estimate = integral.compute()?;
+        let elapsed = estimate.elapsed;
+        Ok((estimate, elapsed))
+    })
+}
+
+/// Runs `run` once untimed, then as often as [`Config::repeats`] and [`Config::repeat_budget`]
+/// allow: its first result, the median of the timed runs' durations and their number.
+pub fn timed<R>(
+    config: &Config,
+    mut run: impl FnMut() -> Result<(R, Duration)>,
+) -> Result<(R, f64, usize)> {
     // The warm-up pays for first-touch costs (thread start-up, kernel compilation: seconds
     // for a qd kernel with elementary functions), so it is never the measurement, unless it
     // is so long that such costs cannot matter and a second run would only double the wait.
-    let estimate = integral.compute()?;
-    let first = estimate.elapsed;
+    let (result, first) = run()?;
     if first >= config.long_point * VERY_LONG {
-        return Ok((estimate, first.as_secs_f64(), 1));
+        return Ok((result, first.as_secs_f64(), 1));
     }
     let fit = config.repeat_budget.as_secs_f64() / first.as_secs_f64().max(1e-9);
     let runs = (fit as usize).clamp(1, config.repeats.max(1));
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
-        times.push(integral.compute()?.elapsed.as_secs_f64());
+        times.push(run()?.1.as_secs_f64());
     }
-    Ok((estimate, median(&mut times), runs))
+    Ok((result, median(&mut times), runs))
 }
 
 /// The median (the mean of the middle two for an even count).
@@ -566,11 +604,7 @@ pub fn correct_digits(value: &Value, reference: &Reference) -> Result<(f64, f64)
         option: "references",
         reason: format!("the value of '{}' does not parse: {e}", reference.name),
     })?;
-    let x = match *value {
-        Value::F64(x) => Qd::from_f64(x),
-        Value::Dd(Dd { hi, lo }) => Qd::from_limbs(&[hi, lo, 0.0, 0.0]),
-        Value::Qd(x) => x,
-    };
+    let x = to_qd(value);
     let cap = QD_REFERENCE_DIGITS.min(reference.trusted_digits as f64);
     let error = (x - exact).abs();
     if !x.is_finite() {
@@ -586,6 +620,15 @@ pub fn correct_digits(value: &Value, reference: &Reference) -> Result<(f64, f64)
         0.0
     };
     Ok((digits, error.to_f64()))
+}
+
+/// A value of any precision in quad-double, where each is exact.
+pub fn to_qd(value: &Value) -> Qd {
+    match *value {
+        Value::F64(x) => Qd::from_f64(x),
+        Value::Dd(Dd { hi, lo }) => Qd::from_limbs(&[hi, lo, 0.0, 0.0]),
+        Value::Qd(x) => x,
+    }
 }
 
 /// The quick-mode checks: on every integral of the quick suite that ran, every adaptive method

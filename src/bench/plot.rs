@@ -230,3 +230,162 @@ where
         _ => area.draw(&Circle::new(at, 4, style)),
     }
 }
+
+/// One curve of a [`Chart`]: its legend label and its points (x, y, filled: a hollow marker is
+/// a point that did not meet its tolerance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The legend's text.
+    pub label: String,
+    /// The points, in the order they are joined.
+    pub points: Vec<(f64, f64, bool)>,
+}
+
+/// One panel of a [`Chart`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    /// The panel's caption.
+    pub caption: String,
+    /// Its curves; a label seen in several panels keeps its colour.
+    pub series: Vec<Series>,
+}
+
+/// A picture of panels side by side (two a row) with log-scaled axes on both sides, shared by
+/// all panels: the speedup plots and the throughput plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// The title over the panels.
+    pub title: String,
+    /// The x axis's description.
+    pub x_desc: String,
+    /// The y axis's description.
+    pub y_desc: String,
+    /// The panels.
+    pub panels: Vec<Panel>,
+}
+
+/// The colours of a chart's labels, in the order labels are first seen.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// Writes a [`Chart`] as SVG and PNG.
+pub fn write_chart(chart: &Chart, svg: &Path, png: &Path) -> Result<(), String> {
+    font()?;
+    let rows = chart.panels.len().div_ceil(2).max(1) as u32;
+    let size = (WIDTH, TITLE_HEIGHT + rows * (ROW_HEIGHT + 60));
+    {
+        let root = SVGBackend::new(svg, size).into_drawing_area();
+        draw_chart(&root, chart).map_err(|e| format!("{}: {e}", svg.display()))?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
+    }
+    let root = BitMapBackend::new(png, size).into_drawing_area();
+    draw_chart(&root, chart).map_err(|e| format!("{}: {e}", png.display()))?;
+    root.present()
+        .map_err(|e| format!("{}: {e}", png.display()))?;
+    Ok(())
+}
+
+/// The range of positive values, widened to whole decades.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !(lo.is_finite() && hi > 0.0) {
+        return (0.1, 10.0);
+    }
+    let (lo, mut hi) = (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil()),
+    );
+    if hi <= lo {
+        hi = lo * 10.0;
+    }
+    (lo, hi)
+}
+
+fn draw_chart<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let (top, grid) = root.split_vertically(TITLE_HEIGHT);
+    top.draw(&Text::new(
+        chart.title.clone(),
+        (20, 14),
+        (FAMILY, 22).into_font().color(&BLACK),
+    ))?;
+    let all = || {
+        chart
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .flat_map(|s| &s.points)
+    };
+    let (x_lo, x_hi) = decades(all().map(|p| p.0));
+    let (y_lo, y_hi) = decades(all().map(|p| p.1));
+    let mut labels: Vec<&str> = Vec::new();
+    for s in chart.panels.iter().flat_map(|p| &p.series) {
+        if !labels.contains(&s.label.as_str()) {
+            labels.push(&s.label);
+        }
+    }
+    let colour_of = |label: &str| {
+        let i = labels.iter().position(|l| *l == label).unwrap_or(0);
+        PALETTE[i % PALETTE.len()]
+    };
+    let rows = chart.panels.len().div_ceil(2).max(1);
+    let areas = grid.split_evenly((rows, 2));
+    for (area, panel) in areas.iter().zip(&chart.panels) {
+        let mut c = ChartBuilder::on(area)
+            .caption(&panel.caption, (FAMILY, 17))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(52)
+            .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())?;
+        c.configure_mesh()
+            .x_desc(chart.x_desc.as_str())
+            .y_desc(chart.y_desc.as_str())
+            .x_label_formatter(&|x| format!("{x:.0e}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 14))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        for s in &panel.series {
+            let colour = colour_of(&s.label);
+            c.draw_series(LineSeries::new(
+                s.points.iter().map(|&(x, y, _)| (x, y)),
+                colour.stroke_width(2),
+            ))?
+            .label(s.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
+            });
+            for &(x, y, filled) in &s.points {
+                let style = if filled {
+                    colour.filled()
+                } else {
+                    colour.stroke_width(1)
+                };
+                c.plotting_area().draw(&Circle::new((x, y), 4, style))?;
+            }
+        }
+        c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.3))
+            .label_font((FAMILY, 12))
+            .draw()?;
+    }
+    Ok(())
+}

@@ -43,7 +43,7 @@ pub fn csv(points: &[Point]) -> String {
                 m.ran_on.clone(),
                 m.value.clone(),
             ]),
-            None => fields.extend(std::iter::repeat(String::new()).take(9)),
+            None => fields.extend(std::iter::repeat_n(String::new(), 9)),
         }
         fields.push(p.status.note().to_string());
         let line: Vec<String> = fields.iter().map(|f| quote(f)).collect();
@@ -54,7 +54,7 @@ pub fn csv(points: &[Point]) -> String {
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn quote(field: &str) -> String {
+pub fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
