@@ -218,7 +218,7 @@ pub fn check_finite<T: Real>(points: &[T], values: &[T]) -> Result<()> {
 /// The number of points in `len` coordinates of an integrand of `dims` variables, or the error
 /// for a length that is not a whole number of points.
 pub(crate) fn point_count(dims: usize, len: usize) -> Result<usize> {
-    if dims == 0 || len % dims != 0 {
+    if dims == 0 || !len.is_multiple_of(dims) {
         return Err(Error::InvalidOption {
             option: "points",
             reason: format!(
@@ -299,7 +299,7 @@ pub(crate) fn rule_regions<T, F: Integrand>(
     halfwidths: &[T],
 ) -> Result<usize> {
     let dims = f.dims();
-    if dims == 0 || centers.len() % dims != 0 || halfwidths.len() != centers.len() {
+    if dims == 0 || !centers.len().is_multiple_of(dims) || halfwidths.len() != centers.len() {
         return Err(Error::InvalidOption {
             option: "regions",
             reason: format!(

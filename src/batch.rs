@@ -517,6 +517,10 @@ where
 {
     let names = job.batch.parameters();
     match outcome {
+        Ok(r) if !r.value.is_finite() => Err(Error::Overflow {
+            value: format!("{} (at {})", r.value, describe(names, params)),
+            evaluations: r.evaluations,
+        }),
         Ok(r) => Ok(BatchEstimate {
             value: r.value.into(),
             error: r.error,

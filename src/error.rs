@@ -24,6 +24,20 @@ pub enum Error {
         value: String,
     },
 
+    /// The estimate overflowed the precision's range although every integrand value was
+    /// finite: the integral diverges (x² over [8, ∞)) or its value is beyond about 1.8e308.
+    #[error(
+        "the estimate of the integral is {value} after {evaluations} evaluations of finite \
+         integrand values: the integral diverges or exceeds the largest number of the \
+         precision (about 1.8e308)"
+    )]
+    Overflow {
+        /// The estimate reached (±inf or NaN), as printed.
+        value: String,
+        /// The evaluations spent.
+        evaluations: u64,
+    },
+
     /// A bound is ±infinity, which the uniform-grid methods cannot sample.
     #[error(
         "the {which} bound is {value}, but {method} needs a finite interval; \

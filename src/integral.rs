@@ -254,8 +254,8 @@ impl<F: Integrand> Integral<F> {
     }
 
     /// Computes the estimate. Errors are about the problem as stated (bounds, options, a
-    /// non-finite integrand value); a tolerance not met is not an error but
-    /// `converged: false`.
+    /// non-finite integrand value, an estimate that overflowed: a divergent integral); a
+    /// tolerance not met is not an error but `converged: false`.
     pub fn compute(&self) -> Result<Estimate> {
         let start = Instant::now();
         self.validate()?;
@@ -265,6 +265,12 @@ impl<F: Integrand> Integral<F> {
             Precision::Dd => self.estimate::<Dd>(&backend)?,
             Precision::Qd => self.estimate::<Qd>(&backend)?,
         };
+        if !estimate.value.to_f64().is_finite() {
+            return Err(Error::Overflow {
+                value: estimate.value.to_string(),
+                evaluations: estimate.evaluations,
+            });
+        }
         estimate.elapsed = start.elapsed();
         Ok(estimate)
     }

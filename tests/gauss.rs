@@ -249,7 +249,7 @@ fn kronrod_rule_mp(n: usize) -> Vec<(Float, Float)> {
         nodes.push(g.clone());
         upper = g.clone();
     }
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         nodes.push(mp(0.0));
     }
     // Moment equations for the half weights (each non-zero node stands for ±x).

@@ -194,6 +194,25 @@ fn errors_say_what_and_where() {
         .expect("runs");
     assert!(!divergent.converged, "{divergent}");
 
+    // An estimate that overflows is an error, never an infinite "value" (found by the
+    // fuzzer): a divergent integral whose sum passes 1.8e308, and a finite one beyond it.
+    for (source, from, to, method) in [
+        ("x^2", "8", "inf", Method::TanhSinh),
+        ("x", "408^104", "1", Method::Auto),
+    ] {
+        for precision in [Precision::F64, Precision::Qd] {
+            let err = Integral::new(source)
+                .expect("parses")
+                .bounds(from, to)
+                .method(method)
+                .precision(precision)
+                .compute()
+                .expect_err("overflows");
+            assert!(matches!(err, Error::Overflow { .. }), "{source}: {err}");
+            assert!(err.to_string().contains("diverges"), "{err}");
+        }
+    }
+
     let err = Integral::new("1/x")
         .expect("parses")
         .over(0.0..1.0)

@@ -44,7 +44,7 @@ pub fn sine_integral(z: &Float) -> Float {
         // Past the largest term (n > z) the terms fall; stop once they are below the bits kept.
         let negligible = contribution
             .get_exp()
-            .map_or(true, |e| e < -(PREC as i32) - 64);
+            .is_none_or(|e| e < -(PREC as i32) - 64);
         if n as f64 > z.to_f64() && negligible {
             break;
         }

@@ -204,7 +204,9 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         integral = integral.threads(n);
     }
     let estimate = with_spinner("integrating", || integral.compute()).map_err(|e| match e {
-        hpquad::Error::NonFinite { .. } => CliError::computation(e),
+        hpquad::Error::NonFinite { .. } | hpquad::Error::Overflow { .. } => {
+            CliError::computation(e)
+        }
         _ => CliError::input(e),
     })?;
     if args.json {

@@ -275,7 +275,7 @@ fn at_least<'a>(
     slot: &'a mut Option<CudaSlice<f64>>,
     len: usize,
 ) -> Result<&'a mut CudaSlice<f64>> {
-    if !slot.as_ref().is_some_and(|b| b.len() >= len) {
+    if slot.as_ref().is_none_or(|b| b.len() < len) {
         // Free the old buffer first: growing must not need the old and the new at once.
         *slot = None;
         let capacity = len.checked_next_power_of_two().unwrap_or(len);

@@ -235,7 +235,7 @@ impl Gpu {
         points: &[T],
         dims: usize,
     ) -> Result<Vec<T>> {
-        if dims == 0 || points.len() % dims != 0 {
+        if dims == 0 || !points.len().is_multiple_of(dims) {
             return Err(GpuError::Invalid(format!(
                 "{} coordinates are not a whole number of points of {dims} variables",
                 points.len()

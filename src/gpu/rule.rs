@@ -57,7 +57,7 @@ impl Gpu {
         halfwidths: &[T],
         constants: &[T; 5],
     ) -> Result<RuleSums<T>> {
-        if dims < 2 || centers.len() % dims != 0 || halfwidths.len() != centers.len() {
+        if dims < 2 || !centers.len().is_multiple_of(dims) || halfwidths.len() != centers.len() {
             return Err(GpuError::Invalid(format!(
                 "{} centers and {} half-widths are not regions of {dims} dimensions",
                 centers.len(),

@@ -208,7 +208,7 @@ pub(super) fn totals<T: Real>(pieces: impl Iterator<Item = (T, T, f64)> + Clone)
     // Pieces made without halving are in order already (the common case of a few pieces):
     // no need to copy and sort them.
     let mut ends = pieces.clone().map(|p| p.0);
-    let in_order = ends.next().map_or(true, |first| {
+    let in_order = ends.next().is_none_or(|first| {
         ends.try_fold(first, |prev, a| (prev <= a).then_some(a))
             .is_some()
     });

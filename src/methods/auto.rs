@@ -176,7 +176,7 @@ fn finite<T: Real, F: Integrand, B: Backend>(
     let Interval { a, b } = interval;
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     let probe = probe(f, backend, lo, hi)?;
-    let kinks = f.tape().map_or(true, |tape| tape.has_kinks());
+    let kinks = f.tape().is_none_or(|tape| tape.has_kinks());
     let (first, second, reason) = match probe.singular_end() {
         Some(end) => (
             Method::TanhSinh,

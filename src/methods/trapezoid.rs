@@ -37,7 +37,7 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
         let mut stages = Vec::new();
         let ends = endpoints(a, b);
         let mut table = Table::new();
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let evens = UniformGrid {
                 a,
                 h,

@@ -159,7 +159,7 @@ pub(super) fn compute<W: Real, T: Real>(n: usize) -> KronrodRule<T> {
         gauss_weights.push(gauss_rule[k].1);
         upper = g;
     }
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         // E_{n+1} is odd: its smallest non-negative zero is 0, below the smallest positive
         // Gauss node.
         nodes.push(W::zero());

@@ -72,7 +72,7 @@ pub fn fubini<T: Real>(
         evaluations,
         converged: outer.converged
             && inner_converged
-            && tolerance.map_or(true, |t| t.is_met(error, outer.value.to_f64())),
+            && tolerance.is_none_or(|t| t.is_met(error, outer.value.to_f64())),
     })
 }
 

@@ -104,7 +104,7 @@ pub fn gauss_kronrod<T: Real>(
         }
         let mut worst: Option<usize> = None;
         for (k, p) in pieces[..count].iter().enumerate() {
-            if p.open && worst.map_or(true, |w| p.error > pieces[w].error) {
+            if p.open && worst.is_none_or(|w| p.error > pieces[w].error) {
                 worst = Some(k);
             }
         }

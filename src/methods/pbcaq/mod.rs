@@ -292,7 +292,7 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
             // A rerun cut short by the cap may end worse than the run before it.
             if outcome
                 .as_ref()
-                .map_or(true, |best: &Pass<T>| pass.error <= best.error)
+                .is_none_or(|best: &Pass<T>| pass.error <= best.error)
             {
                 outcome = Some(pass);
             }
