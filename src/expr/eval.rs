@@ -151,26 +151,33 @@ impl Plan {
     /// The value of every constant slot in `T` (zero for the others), folded in `T` once per
     /// precision and cached.
     pub fn constants<T: Real>(&self, tape: &Tape) -> Vec<T> {
+        self.folded_with(tape, |v| v)
+    }
+
+    /// [`Plan::constants`] as the instructions read them, in one allocation per call.
+    fn scalars<T: Real>(&self, tape: &Tape) -> Vec<Scalar<T>> {
+        self.folded_with(tape, Scalar::of)
+    }
+
+    /// `each` of the constants folded in `T`, from the cache where `T` has one.
+    fn folded_with<T: Real, R>(&self, tape: &Tape, each: impl Fn(T) -> R) -> Vec<R> {
         let cache = match T::NAME {
-            "f64" => Some(&self.folded[0]),
-            "dd" => Some(&self.folded[1]),
-            "qd" => Some(&self.folded[2]),
-            _ => None,
+            "f64" => &self.folded[0],
+            "dd" => &self.folded[1],
+            "qd" => &self.folded[2],
+            _ => return tape.fold_constants::<T>().into_iter().map(each).collect(),
         };
-        match cache {
-            // Limbs round-trip exactly, so the cached values are the folded bits.
-            Some(cell) => cell
-                .get_or_init(|| {
-                    tape.fold_constants::<T>()
-                        .into_iter()
-                        .map(T::limbs)
-                        .collect()
-                })
-                .iter()
-                .map(|l| T::from_limbs(l))
-                .collect(),
-            None => tape.fold_constants::<T>(),
-        }
+        // Limbs round-trip exactly, so the cached values are the folded bits.
+        cache
+            .get_or_init(|| {
+                tape.fold_constants::<T>()
+                    .into_iter()
+                    .map(T::limbs)
+                    .collect()
+            })
+            .iter()
+            .map(|l| each(T::from_limbs(l)))
+            .collect()
     }
 
     /// Evaluates the tape at `out.len()` points given as columns. Missing or short columns
@@ -188,8 +195,7 @@ impl Plan {
             out.fill(nan);
             return;
         }
-        let folded = self.constants::<T>(tape);
-        let scalars: Vec<Scalar<T>> = folded.iter().map(|&v| Scalar::of(v)).collect();
+        let scalars = self.scalars::<T>(tape);
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
@@ -220,7 +226,10 @@ impl Plan {
     fn chunks<T: Real>(&self, points: &[&[T]], out: &mut [T], scalars: &[Scalar<T>], lanes: bool) {
         let n = out.len();
         let chunk = (CHUNK_BYTES / (8 * T::LIMBS.max(1))).max(1);
-        let mut regs: Vec<Vec<T>> = vec![vec![T::zero(); chunk.min(n)]; self.registers];
+        // The registers side by side in one buffer (one allocation per call, which counts in
+        // calls of a few points): register r is regs[r * width..][..width].
+        let width = chunk.min(n);
+        let mut regs: Vec<T> = vec![T::zero(); self.registers * width];
 
         let mut start = 0;
         while start < n {
@@ -228,22 +237,36 @@ impl Plan {
             let len = end - start;
             let last = self.instrs.len().wrapping_sub(1);
             for (i, ins) in self.instrs.iter().enumerate() {
-                let mut buffer = std::mem::take(&mut regs[ins.dst]);
+                // The destination never aliases an operand (see `Plan::new`), so the registers
+                // below and above it can be read while it is written.
+                let (below, rest) = regs.split_at_mut(ins.dst * width);
+                let (buffer, above) = rest.split_at_mut(width);
+                let others = Registers {
+                    below,
+                    above,
+                    skipped: ins.dst,
+                    width,
+                };
                 let dst: &mut [T] = if i == last && self.last_is_result {
                     &mut out[start..end]
                 } else {
                     &mut buffer[..len]
                 };
-                let a = resolve(ins.a, &regs, points, scalars, start..end);
-                let b = resolve(ins.b, &regs, points, scalars, start..end);
+                let a = resolve(ins.a, &others, points, scalars, start..end);
+                let b = resolve(ins.b, &others, points, scalars, start..end);
                 if !(lanes && run_lanes(ins.kind, dst, a, b)) {
                     run(ins.kind, dst, a, b);
                 }
-                regs[ins.dst] = buffer;
             }
             if !self.last_is_result {
+                let all = Registers {
+                    below: &regs,
+                    above: &[],
+                    skipped: self.registers,
+                    width,
+                };
                 let o = &mut out[start..end];
-                match resolve(self.result, &regs, points, scalars, start..end) {
+                match resolve(self.result, &all, points, scalars, start..end) {
                     Src::Col(c) => o.copy_from_slice(c),
                     Src::Scalar(v) => o.fill(v),
                     Src::Small(c) => o.fill(T::from_f64(c)),
@@ -254,17 +277,40 @@ impl Plan {
     }
 }
 
+/// The registers other than the one being written: those below it and those above it.
+struct Registers<'a, T> {
+    below: &'a [T],
+    above: &'a [T],
+    /// The register left out (the destination).
+    skipped: usize,
+    width: usize,
+}
+
+impl<'a, T> Registers<'a, T> {
+    /// The first `len` values of register `r` (never the skipped one: `Plan::new` gives no
+    /// instruction its destination as an operand).
+    #[inline]
+    fn column(&self, r: usize, len: usize) -> &'a [T] {
+        debug_assert_ne!(r, self.skipped, "an operand aliases its destination");
+        if r < self.skipped {
+            &self.below[r * self.width..][..len]
+        } else {
+            &self.above[(r - self.skipped - 1) * self.width..][..len]
+        }
+    }
+}
+
 /// The operand `o` for the points `range` of the batch.
 #[inline]
 fn resolve<'a, T: Real>(
     o: Operand,
-    regs: &'a [Vec<T>],
+    regs: &Registers<'a, T>,
     points: &[&'a [T]],
     scalars: &[Scalar<T>],
     range: std::ops::Range<usize>,
 ) -> Src<'a, T> {
     match o {
-        Operand::Reg(r) => Src::Col(&regs[r][..range.len()]),
+        Operand::Reg(r) => Src::Col(regs.column(r, range.len())),
         Operand::Input(d) => Src::Col(&points[d][range]),
         Operand::Const(k) => match scalars[k] {
             Scalar::Full(v) => Src::Scalar(v),
