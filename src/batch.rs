@@ -668,11 +668,7 @@ where
                 oriented(ay, by, |ay, by| {
                     let (x, y) = ((ax, bx), (ay, by));
                     let tolerance = job.tolerance;
-                    let inner = fubini::inner_tolerance(tolerance, (bx - ax).to_f64());
-                    let outer = Tolerance {
-                        relative: tolerance.relative / 2.0,
-                        absolute: tolerance.absolute / 2.0,
-                    };
+                    let (inner, outer) = fubini::tolerances(tolerance, (bx - ax).to_f64());
                     match method {
                         BatchMethod::Faq => faq::faq_2d(&mut g, x, y, steps),
                         BatchMethod::AdaptiveSimpson => fubini::fubini(

@@ -21,7 +21,7 @@
 
 use precision::Real;
 
-use super::{tanh_sinh, Interval, Options, Outcome, Stage};
+use super::{tanh_sinh, timed, Interval, Options, Outcome, Stage};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
@@ -100,16 +100,12 @@ pub(crate) fn search<T: Real, F: Integrand, B: Backend>(
                 }
             })
             .collect();
-        let start = std::time::Instant::now();
+        let count = points.len() as u64;
         let device = backend.device_for_points::<T, F>(f, points.len());
-        let values = backend.evaluate(f, &points)?;
-        evaluations += points.len() as u64;
-        stages.push(Stage {
-            level: 0,
-            points: points.len() as u64,
-            device,
-            elapsed: start.elapsed(),
-        });
+        let values = timed(&mut stages, 0, count, device, || {
+            backend.evaluate(f, &points)
+        })?;
+        evaluations += count;
         for ((&x, value), distance) in points.iter().zip(&values).zip(&distances) {
             if !value.is_finite() {
                 return Ok(None);

@@ -6,8 +6,8 @@
 //! The error is the outer method's on g plus (bx − ax) times the largest inner error: every
 //! method here has positive weights summing to the width, so the inner errors reach the
 //! outer sum at most that far. The integral converged when every inner integral and the
-//! outer one did and, given a tolerance, the total meets it; each inner integral is asked
-//! for half the relative tolerance and half the absolute one spread over the width.
+//! outer one did and, given a tolerance, the total meets it; the tolerance is shared between
+//! the inner integrals and the outer one ([`tolerances`]).
 
 use precision::Real;
 
@@ -76,15 +76,21 @@ pub fn fubini<T: Real>(
     })
 }
 
-/// The tolerance each inner integral of a rectangle of width `width` is asked for: half the
-/// relative one, and half the absolute one spread over the width.
-pub fn inner_tolerance(tolerance: Tolerance, width: f64) -> Tolerance {
-    Tolerance {
+/// The tolerances of a rectangle of width `width` for (its inner integrals, its outer one):
+/// half the relative tolerance each, and half the absolute one each, the inner half spread
+/// over the width (their errors add up to the width times the largest).
+pub fn tolerances(tolerance: Tolerance, width: f64) -> (Tolerance, Tolerance) {
+    let inner = Tolerance {
         relative: tolerance.relative / 2.0,
         absolute: if width > 0.0 {
             tolerance.absolute / (2.0 * width)
         } else {
             tolerance.absolute
         },
-    }
+    };
+    let outer = Tolerance {
+        relative: tolerance.relative / 2.0,
+        absolute: tolerance.absolute / 2.0,
+    };
+    (inner, outer)
 }
