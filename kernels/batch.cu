@@ -92,6 +92,7 @@ typedef decltype(acc_of(real_t())) bq_acc_t;
 // ---- the integrand of one thread, its tolerance, its failure ---------------------------------
 
 // The integrand at x with this thread's parameters (variables 1..HPQ_VARS-1).
+#if HPQ_COORDS == 1
 struct Point {
 #if HPQ_VARS == 1
     __device__ __forceinline__ real_t at(real_t x) { return integrand(x); }
@@ -103,6 +104,7 @@ struct Point {
     }
 #endif
 };
+#endif
 
 // Tolerance (methods/batch/mod.rs): max(absolute, relative |I|).
 struct Tol {
@@ -130,7 +132,8 @@ __device__ __forceinline__ double rounding(real_t magnitude, double eps) {
 }
 
 // f at an interior point, which must be finite (faq.rs's sample).
-__device__ __forceinline__ bool sample(Point &f, real_t x, unsigned long long &evaluations,
+template <class F>
+__device__ __forceinline__ bool sample(F &f, real_t x, unsigned long long &evaluations,
                                        Found &out, real_t &y) {
     evaluations += 1;
     y = f.at(x);
@@ -141,7 +144,8 @@ __device__ __forceinline__ bool sample(Point &f, real_t x, unsigned long long &e
 }
 
 // f at an end, sampled ε |inward| inside when not finite there (faq.rs's at_end).
-__device__ __forceinline__ bool at_end(Point &f, real_t x, real_t inward, real_t eps,
+template <class F>
+__device__ __forceinline__ bool at_end(F &f, real_t x, real_t inward, real_t eps,
                                        unsigned long long &evaluations, Found &out,
                                        real_t &y) {
     evaluations += 1;
@@ -166,7 +170,8 @@ __device__ double exp_neg(double d) {
     return s * __longlong_as_double((1023LL - (long long)k) << 52);
 }
 
-__device__ bool faq(Point &f, real_t a, real_t b, double step_min, double step_max, real_t eps,
+template <class F>
+__device__ bool faq(F &f, real_t a, real_t b, double step_min, double step_max, real_t eps,
                     Found &out) {
     const real_t width = b - a;
     const real_t h_min = width * R(step_min);
@@ -240,7 +245,8 @@ struct Panel {
     int depth;
 };
 
-__device__ bool simpson(Point &f, real_t a, real_t b, Tol tolerance,
+template <class F>
+__device__ bool simpson(F &f, real_t a, real_t b, Tol tolerance,
                         unsigned long long max_evaluations, real_t fraction, real_t eps,
                         Found &out) {
     const real_t width = b - a;
@@ -370,7 +376,8 @@ __device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
 }
 
 // kronrod.rs's piece and estimate: the rule on [a, b].
-__device__ bool piece(Point &f, const Rule &rule, real_t a, real_t b, double eps,
+template <class F>
+__device__ bool piece(F &f, const Rule &rule, real_t a, real_t b, double eps,
                       unsigned long long &evaluations, Found &out, Piece &result) {
     const real_t center = bq_ldexp(a + b, -1);
     const real_t half = bq_ldexp(b - a, -1);
@@ -454,7 +461,8 @@ __device__ __forceinline__ void totals(const Piece *pieces, int count, real_t &v
     value = acc_value(sum, real_t());
 }
 
-__device__ bool kronrod(Point &f, const Rule &rule, real_t a, real_t b, Tol tolerance,
+template <class F>
+__device__ bool kronrod(F &f, const Rule &rule, real_t a, real_t b, Tol tolerance,
                         unsigned long long max_evaluations, double eps, Found &out) {
     const unsigned long long per_piece = HPQ_KRONROD_POINTS;
     unsigned long long evaluations = 0;
@@ -493,14 +501,156 @@ __device__ bool kronrod(Point &f, const Rule &rule, real_t a, real_t b, Tol tole
 }
 #endif
 
+// ---- one integral in x, by the method of the launch ----------------------------------------
+
+// What every integral of a launch shares besides the tolerance.
+struct Settings {
+    double step_min, step_max;
+    real_t fraction, eps;
+#if defined(HPQ_BATCH_KRONROD)
+    Rule rule;
+#endif
+};
+
+// The method of the launch on [a, b] (a < b): the call of batch.rs's 1-D match.
+template <class F>
+__device__ __forceinline__ bool integrate(F &f, real_t a, real_t b, Tol tolerance,
+                                          unsigned long long max_evaluations,
+                                          const Settings &s, Found &out) {
+#if defined(HPQ_BATCH_FAQ)
+    (void)tolerance;
+    (void)max_evaluations;
+    return faq(f, a, b, s.step_min, s.step_max, s.eps, out);
+#elif defined(HPQ_BATCH_SIMPSON)
+    return simpson(f, a, b, tolerance, max_evaluations, s.fraction, s.eps, out);
+#elif defined(HPQ_BATCH_KRONROD)
+    return kronrod(f, s.rule, a, b, tolerance, max_evaluations, to_f64(s.eps), out);
+#else
+#error "define HPQ_BATCH_FAQ, HPQ_BATCH_SIMPSON or HPQ_BATCH_KRONROD"
+#endif
+}
+
+__device__ __forceinline__ void clear(Found &out) {
+    out.value = R(0.0);
+    out.error = 0.0;
+    out.evaluations = 0;
+    out.converged = true;
+    out.bad_x = R(0.0);
+    out.bad_value = R(0.0);
+}
+
+#if HPQ_COORDS == 2
+// ---- fubini.rs: a rectangle, the outer method in x over inner integrals in y ----------------
+
+// f(x, ·) for the inner method.
+struct Row {
+    real_t *vars;
+    real_t x;
+    __device__ __forceinline__ real_t at(real_t y) {
+        vars[0] = x;
+        vars[1] = y;
+        return integrand(vars);
+    }
+};
+
+// g(x) = ∫ f(x, y) dy over [ay, by] for the outer method: fubini.rs's closure `g`, with its
+// evaluations (the inner ones alone), largest inner error, inner convergence and the failure
+// of the last inner integral (cleared by a later success, as there).
+struct Column {
+    real_t *vars;
+    real_t ay, by;
+    Tol inner;
+    const Settings *s;
+    unsigned long long max_evaluations, evaluations;
+    double inner_error;
+    bool inner_converged, failed;
+    real_t fail_x, fail_y, fail_value;
+    __device__ real_t at(real_t x) {
+        Row row = {vars, x};
+        const unsigned long long left =
+            max_evaluations > evaluations ? max_evaluations - evaluations : 0ULL;
+        Found in;
+        clear(in);
+        if (integrate(row, ay, by, inner, left, *s, in)) {
+            failed = false;
+            evaluations += in.evaluations;
+            inner_error = fmax(inner_error, in.error);
+            inner_converged = inner_converged && in.converged;
+            return in.value;
+        }
+        failed = true;
+        fail_x = x;
+        fail_y = in.bad_x;
+        fail_value = in.bad_value;
+        return R(__longlong_as_double(0x7ff8000000000000LL));
+    }
+};
+
+// fubini.rs's fubini on [ax, bx] × [ay, by] (ax < bx, ay < by). Returns 0 (done), 2 (a
+// value that is not finite at (bad_x, bad_y)) or 3 (the outer method met a value of g that is
+// not finite, at bad_x alone).
+__device__ int fubini(real_t *vars, real_t ax, real_t bx, real_t ay, real_t by, Tol tolerance,
+                      unsigned long long max_evaluations, const Settings &s, Found &out,
+                      real_t &bad_y) {
+#if defined(HPQ_BATCH_FAQ)
+    // faq_2d: no tolerance, no cap.
+    const Tol inner = tolerance, outer = tolerance;
+    max_evaluations = ~0ULL;
+#else
+    // fubini::tolerances for the width bx - ax.
+    const double width = to_f64(bx - ax);
+    const Tol inner = {tolerance.relative / 2.0,
+                       width > 0.0 ? tolerance.absolute / (2.0 * width) : tolerance.absolute};
+    const Tol outer = {tolerance.relative / 2.0, tolerance.absolute / 2.0};
+#endif
+    Column g;
+    g.vars = vars;
+    g.ay = ay;
+    g.by = by;
+    g.inner = inner;
+    g.s = &s;
+    g.max_evaluations = max_evaluations;
+    g.evaluations = 0;
+    g.inner_error = 0.0;
+    g.inner_converged = true;
+    g.failed = false;
+    Found o;
+    clear(o);
+    const bool ok = integrate(g, ax, bx, outer, max_evaluations, s, o);
+    if (g.failed) {
+        out.bad_x = g.fail_x;
+        bad_y = g.fail_y;
+        out.bad_value = g.fail_value;
+        return 2;
+    }
+    if (!ok) {
+        out.bad_x = o.bad_x;
+        out.bad_value = o.bad_value;
+        return 3;
+    }
+    out.value = o.value;
+    out.error = o.error + to_f64(bq_abs(bx - ax)) * g.inner_error;
+    out.evaluations = g.evaluations;
+#if defined(HPQ_BATCH_FAQ)
+    out.converged = o.converged && g.inner_converged;
+#else
+    out.converged =
+        o.converged && g.inner_converged && tolerance.is_met(out.error, to_f64(o.value));
+#endif
+    return 0;
+}
+#endif
+
 // ---- the kernel ------------------------------------------------------------------------------
 
-// lower, upper: n values of real_t; params: HPQ_VARS - 1 arrays of n values of real_t, all
-// limb-major. constants (real_t, `limbs` doubles each, one after the other): Simpson's 0.13579,
-// ε, then for Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss
-// weights. Outputs: value, bad_x, bad_value (n values of real_t, limb-major), error (n
-// doubles), evaluations (n), status (n: 0 converged, 1 not converged, 2 a value that is not
-// finite at bad_x).
+// lower, upper: n values of real_t for each coordinate (x, then y in 2-D), limb-major, one
+// coordinate after the other; params: HPQ_VARS - HPQ_COORDS arrays of n values of real_t.
+// constants (real_t, `limbs` doubles each, one after the other): Simpson's 0.13579, ε, then for
+// Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss weights.
+// Outputs: value, bad_value (n values of real_t, limb-major), bad_x (n values for each
+// coordinate, as lower), error (n doubles), evaluations (n), status (n: 0 converged, 1 not
+// converged, 2 a value that is not finite at bad_x, 3 in 2-D: the outer integral met a value
+// that is not finite at x = bad_x, with no y).
 extern "C" __global__ void HPQ_BATCH_KERNEL(
     const double *__restrict__ lower, const double *__restrict__ upper,
     const double *__restrict__ params, const double *__restrict__ constants,
@@ -512,56 +662,64 @@ extern "C" __global__ void HPQ_BATCH_KERNEL(
     const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int L = limbs<real_t>::count;
-    Point f;
-#if HPQ_VARS > 1
-    for (int v = 1; v < HPQ_VARS; ++v) load_soa(params + (v - 1) * L * n, i, n, f.vars[v]);
+    Settings s;
+    s.step_min = step_min;
+    s.step_max = step_max;
+    load(constants, s.fraction);
+    load(constants + L, s.eps);
+#if defined(HPQ_BATCH_KRONROD)
+    for (int k = 0; k < HPQ_KRONROD_NODES; ++k) {
+        load(constants + (2 + k) * L, s.rule.nodes[k]);
+        load(constants + (2 + HPQ_KRONROD_NODES + k) * L, s.rule.weights[k]);
+        load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, s.rule.gauss[k]);
+    }
 #endif
-    real_t fraction, eps;
-    load(constants, fraction);
-    load(constants + L, eps);
     const Tol tolerance = {relative, absolute};
-    (void)tolerance;
-    (void)max_evaluations;
-    (void)step_min;
-    (void)step_max;
-    (void)fraction;
     real_t a, b;
     load_soa(lower, i, n, a);
     load_soa(upper, i, n, b);
 
     Found out;
-    out.value = R(0.0);
-    out.error = 0.0;
-    out.evaluations = 0;
-    out.converged = true;
-    out.bad_x = R(0.0);
-    out.bad_value = R(0.0);
-    bool ok = true;
+    clear(out);
+    unsigned int code = 0;
+#if HPQ_COORDS == 1
+    Point f;
+#if HPQ_VARS > 1
+    for (int v = 1; v < HPQ_VARS; ++v) load_soa(params + (v - 1) * L * n, i, n, f.vars[v]);
+#endif
     // batch.rs's oriented: 0 when empty, the ordered interval, negated when reversed.
     if (!eq(a, b)) {
         const bool reversed = !lt(a, b);
         const real_t lo = reversed ? b : a, hi = reversed ? a : b;
-#if defined(HPQ_BATCH_FAQ)
-        ok = faq(f, lo, hi, step_min, step_max, eps, out);
-#elif defined(HPQ_BATCH_SIMPSON)
-        ok = simpson(f, lo, hi, tolerance, max_evaluations, fraction, eps, out);
-#elif defined(HPQ_BATCH_KRONROD)
-        Rule rule;
-        for (int k = 0; k < HPQ_KRONROD_NODES; ++k) {
-            load(constants + (2 + k) * L, rule.nodes[k]);
-            load(constants + (2 + HPQ_KRONROD_NODES + k) * L, rule.weights[k]);
-            load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, rule.gauss[k]);
-        }
-        ok = kronrod(f, rule, lo, hi, tolerance, max_evaluations, to_f64(eps), out);
-#else
-#error "define HPQ_BATCH_FAQ, HPQ_BATCH_SIMPSON or HPQ_BATCH_KRONROD"
-#endif
-        if (ok && reversed) out.value = -out.value;
+        code = integrate(f, lo, hi, tolerance, max_evaluations, s, out) ? 0u : 2u;
+        if (code == 0 && reversed) out.value = -out.value;
     }
+#else
+    real_t vars[HPQ_VARS];
+    for (int v = 2; v < HPQ_VARS; ++v) load_soa(params + (v - 2) * L * n, i, n, vars[v]);
+    real_t ay, by;
+    load_soa(lower + L * n, i, n, ay);
+    load_soa(upper + L * n, i, n, by);
+    real_t bad_y = R(0.0);
+    // batch.rs's oriented in x around oriented in y: an empty side gives 0, each reversed
+    // side negates (in that order, so that an x reversed around an empty y gives -0 there too).
+    if (!eq(a, b)) {
+        const bool flip_x = !lt(a, b);
+        const real_t ax = flip_x ? b : a, bx = flip_x ? a : b;
+        if (!eq(ay, by)) {
+            const bool flip_y = !lt(ay, by);
+            const real_t lo = flip_y ? by : ay, hi = flip_y ? ay : by;
+            code = fubini(vars, ax, bx, lo, hi, tolerance, max_evaluations, s, out, bad_y);
+            if (code == 0 && flip_y) out.value = -out.value;
+        }
+        if (code == 0 && flip_x) out.value = -out.value;
+    }
+    store_soa(bad_x + L * n, i, n, bad_y);
+#endif
     store_soa(value, i, n, out.value);
     store_soa(bad_x, i, n, out.bad_x);
     store_soa(bad_value, i, n, out.bad_value);
     error[i] = out.error;
     evaluations[i] = out.evaluations;
-    status[i] = !ok ? 2u : (out.converged ? 0u : 1u);
+    status[i] = code != 0 ? code : (out.converged ? 0u : 1u);
 }

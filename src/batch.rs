@@ -281,11 +281,11 @@ impl Batch {
     }
 
     /// Where the integrals run (default [`Device::Cpu`]): [`Device::Gpu`] runs every integral
-    /// in x on the first CUDA device, one per thread, with the CPU's algorithms (dd and qd
-    /// results are the CPU's bits; f64 ones may differ in the last bits where the integrand
-    /// calls a transcendental function); no device, or a 2-D batch, is then an error.
-    /// [`Device::Auto`] takes the GPU for 1-D batches of at least [`GPU_MIN_BATCH`] integrals
-    /// when one is present and the integrand compiles for it, the CPU otherwise.
+    /// (in x, or over a rectangle by Fubini) on the first CUDA device, one per thread, with
+    /// the CPU's algorithms (dd and qd results are the CPU's bits; f64 ones may differ in the
+    /// last bits where the integrand calls a transcendental function); no device is then an
+    /// error. [`Device::Auto`] takes the GPU for batches of at least [`GPU_MIN_BATCH`]
+    /// integrals when one is present and the integrand compiles for it, the CPU otherwise.
     pub fn device(mut self, device: Device) -> Batch {
         self.device = device;
         self
@@ -396,13 +396,6 @@ impl Batch {
                     .to_string(),
             );
         }
-        if dims == 2 && self.device == Device::Gpu {
-            return option(
-                "device",
-                "the GPU integrates batches in x; 2-D batches (by Fubini) run on the CPU"
-                    .to_string(),
-            );
-        }
         Ok(())
     }
 
@@ -424,12 +417,11 @@ impl Batch {
             rule: rule.as_deref(),
             tolerance,
         };
-        let one_d = self.integrand.coordinates() == 1;
         match self.device {
             Device::Cpu => {}
             Device::Gpu => return self.run_gpu(&job, rows),
             Device::Auto => {
-                if one_d && rows.len() >= GPU_MIN_BATCH && gpu::is_available() {
+                if rows.len() >= GPU_MIN_BATCH && gpu::is_available() {
                     // A device that cannot start or an integrand it cannot compile leaves the
                     // batch to the CPU, as Auto promises.
                     if let Ok(estimates) = self.run_gpu(&job, rows) {
@@ -463,18 +455,22 @@ impl Batch {
             .collect();
         let ready: Vec<&Prepared<T>> = prepared.iter().filter_map(|p| p.as_ref().ok()).collect();
         let p = self.parameters().len();
-        let mut lower = Vec::with_capacity(ready.len());
-        let mut upper = Vec::with_capacity(ready.len());
+        let coords = self.integrand.coordinates();
+        let mut lower = Vec::with_capacity(ready.len() * coords);
+        let mut upper = Vec::with_capacity(ready.len() * coords);
         let mut params = Vec::with_capacity(ready.len() * p);
         for r in &ready {
-            lower.push(r.ends[0]);
-            upper.push(r.ends[1]);
+            // x, then y: ends holds lower x, upper x, lower y, upper y.
+            for c in 0..coords {
+                lower.push(r.ends[2 * c]);
+                upper.push(r.ends[2 * c + 1]);
+            }
             params.extend_from_slice(&r.params);
         }
         let integrand = crate::expr::cuda::integrand::<T>(self.integrand.tape())
             .map_err(|e| Error::Gpu(e.to_string()))?;
         let nodes = job.rule.map_or(0, |r| r.nodes().len());
-        let source = Gpu::batch_source::<T>(&integrand, self.method, nodes)?;
+        let source = Gpu::batch_source::<T>(&integrand, self.method, coords, nodes)?;
         let device = Gpu::new(0)?;
         let settings = BatchSettings {
             method: self.method,
@@ -484,8 +480,15 @@ impl Batch {
             rule: job.rule,
             chunk: self.gpu_chunk,
         };
-        let outcomes =
-            device.batch_of_source(&source, integrand.dims, &lower, &upper, &params, &settings)?;
+        let outcomes = device.batch_of_source(
+            &source,
+            coords,
+            integrand.dims,
+            &lower,
+            &upper,
+            &params,
+            &settings,
+        )?;
         let mut outcomes = outcomes.into_iter();
         Ok(prepared
             .into_iter()

@@ -306,24 +306,147 @@ fn a_million_integrals_run_in_chunks() {
     }
 }
 
-/// A 2-D batch is not run on the GPU: asking for it is a clear error, Auto runs it on the CPU.
+/// The Gaussian over [0, i]² (the paper's 2-D test), every method and precision, one
+/// rectangle per GPU thread by Fubini: the CPU's rows (bits in dd and qd, within 16 ulp in
+/// f64), and each value within its estimate of (√π/2 · erf i)², Gauss–Kronrod converged.
 #[test]
 #[ignore = "needs a CUDA device"]
-fn two_dimensional_batches_stay_on_the_cpu() {
-    let batch = Batch::new_2d("exp(-p*(x^2+y^2))", &["p"])
-        .unwrap()
-        .bounds("0", "1")
-        .y_bounds("0", "1")
-        .method(BatchMethod::Faq);
-    let rows = linspace("1", "2", 3);
-    assert!(matches!(
-        batch.clone().device(Device::Gpu).compute(&rows),
-        Err(Error::InvalidOption {
-            option: "device",
-            ..
-        })
-    ));
-    let auto = batch.clone().device(Device::Auto).compute(&rows).unwrap();
-    let cpu = batch.device(Device::Cpu).compute(&rows).unwrap();
-    assert_eq!(format!("{auto:?}"), format!("{cpu:?}"));
+fn rectangles_are_the_cpu_rows() {
+    let rows = linspace("0.1", "2", 23);
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let eps = match precision {
+            Precision::F64 => f64::EPSILON,
+            Precision::Dd => Dd::EPSILON.to_f64(),
+            Precision::Qd => Qd::EPSILON.to_f64(),
+        };
+        for method in BatchMethod::ALL {
+            let what = format!("{} {method} 2-D", precision_name(precision));
+            let tolerance = match (method, precision) {
+                (BatchMethod::AdaptiveSimpson, _) => 1e-6,
+                (_, Precision::F64) => 1e-12,
+                (_, Precision::Dd) => 1e-26,
+                (_, Precision::Qd) => 1e-50,
+            };
+            let batch = Batch::new_2d("exp(-(x^2+y^2))", &["i"])
+                .unwrap()
+                .bounds("0", "i")
+                .y_bounds("0", "i")
+                .method(method)
+                .precision(precision)
+                .tolerance(tolerance);
+            let (cpu, gpu) = both(&batch, &rows);
+            compare(&cpu, &gpu, precision != Precision::F64, eps, &what);
+            for (k, (g, row)) in gpu.iter().zip(&rows).enumerate() {
+                let g = g.as_ref().unwrap();
+                let i = match precision {
+                    Precision::F64 => p_of::<f64>(row),
+                    Precision::Dd => p_of::<Dd>(row),
+                    Precision::Qd => p_of::<Qd>(row),
+                };
+                let half_sqrt_pi =
+                    Float::with_val(BITS, Float::with_val(BITS, rug::float::Constant::Pi).sqrt())
+                        / 2u32;
+                let reference = Float::with_val(BITS, half_sqrt_pi * i.erf()).square();
+                let error = Float::with_val(BITS, &exact(&g.value) - &reference)
+                    .abs()
+                    .to_f64();
+                assert!(
+                    error <= g.error,
+                    "{what}, row {k}: error {error:e} above the estimate {:e}",
+                    g.error
+                );
+                if method != BatchMethod::Faq {
+                    assert!(
+                        error <= tolerance * reference.to_f64(),
+                        "{what}, row {k}: error {error:e}"
+                    );
+                }
+                if method == BatchMethod::GaussKronrod {
+                    assert!(g.converged, "{what}, row {k}: {g:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Rectangles given reversed or empty in x, in y or both: 0 (with the CPU's sign) or the
+/// negated integral, the CPU's bits; members whose integrand is NaN somewhere (sqrt(y − c) for
+/// c inside) fail with the CPU's message naming x and y, and one whose inner integrals
+/// overflow (1e308 over y in [0, 10]) fails at x alone, as on the CPU.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn rectangles_orient_and_fail_as_on_the_cpu() {
+    let corners = [
+        ("1", "1"),
+        ("-1", "1"),
+        ("1", "-1"),
+        ("-1", "-1"),
+        ("0", "1"),
+        ("1", "0"),
+        ("-1", "0"),
+        ("0", "-1"),
+    ];
+    let rows: Vec<Vec<ParamValue>> = corners
+        .iter()
+        .map(|(u, v)| vec![ParamValue::from(*u), ParamValue::from(*v)])
+        .collect();
+    for precision in [Precision::Dd, Precision::Qd] {
+        for method in BatchMethod::ALL {
+            let what = format!("{} {method} 2-D", precision_name(precision));
+            let batch = Batch::new_2d("exp(-(x^2+y^2))", &["u", "v"])
+                .unwrap()
+                .bounds("0", "u")
+                .y_bounds("0", "v")
+                .method(method)
+                .precision(precision);
+            let (cpu, gpu) = both(&batch, &rows);
+            for (k, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+                // Debug shows the sign of a zero.
+                assert_eq!(format!("{c:?}"), format!("{g:?}"), "{what}, row {k}");
+            }
+            let (u, v) = (
+                &gpu[1].as_ref().unwrap().value,
+                &gpu[0].as_ref().unwrap().value,
+            );
+            assert_eq!(exact(u), -exact(v), "{what}: reversed x negates");
+            assert_eq!(gpu[4].as_ref().unwrap().evaluations, 0, "{what}: empty x");
+
+            let failing = Batch::new_2d("sqrt(y-c)", &["c"])
+                .unwrap()
+                .bounds("0", "1")
+                .y_bounds("0", "1")
+                .method(method)
+                .precision(precision);
+            let values = ["-1", "0.3", "-0.5", "0.75"];
+            let rows: Vec<Vec<ParamValue>> =
+                values.iter().map(|v| vec![ParamValue::from(*v)]).collect();
+            let (cpu, gpu) = both(&failing, &rows);
+            for (k, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+                let inside = !values[k].starts_with('-');
+                match (c, g) {
+                    (Err(c), Err(g)) => {
+                        assert!(inside, "{what}, row {k}: {g}");
+                        assert!(g.to_string().contains("y = "), "{what}, row {k}: {g}");
+                        assert_eq!(c.to_string(), g.to_string(), "{what}, row {k}");
+                    }
+                    (Ok(c), Ok(g)) => {
+                        assert!(!inside, "{what}, row {k}");
+                        assert_eq!(c, g, "{what}, row {k}");
+                    }
+                    _ => panic!("{what}, row {k}: cpu {c:?}, gpu {g:?}"),
+                }
+            }
+
+            let overflowing = Batch::new_2d("1e308", &[])
+                .unwrap()
+                .bounds("0", "1")
+                .y_bounds("0", "10")
+                .method(method)
+                .precision(precision);
+            let (cpu, gpu) = both(&overflowing, &[vec![]]);
+            let (c, g) = (cpu[0].as_ref().unwrap_err(), gpu[0].as_ref().unwrap_err());
+            assert_eq!(c.to_string(), g.to_string(), "{what}: overflow");
+            assert!(!g.to_string().contains("y = "), "{what}: {g}");
+        }
+    }
 }

@@ -11,8 +11,7 @@
 //! bound of its Theorem 1) and runs with its default steps. 2-D batches run every method by
 //! Fubini, as the paper does FAQ.
 //!
-//! Each batch runs on one CPU thread, on all cores, and on the GPU when the sweep has one
-//! (1-D; the GPU code integrates batches in x). Every answer of a sample of each batch (all
+//! Each batch runs on one CPU thread, on all cores, and on the GPU when the sweep has one. Every answer of a sample of each batch (all
 //! of it up to [`SAMPLE`] integrals) is measured against its closed form in quad-double:
 //! [`check`] holds each converged Simpson and Gauss–Kronrod integral to its tolerance.
 
@@ -150,7 +149,7 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
             if all > 1 {
                 variants.push((Device::Cpu, all));
             }
-            if dims == 1 && devices().contains(&Device::Gpu) {
+            if devices().contains(&Device::Gpu) {
                 variants.push((Device::Gpu, all));
             }
             for (device, threads) in variants {

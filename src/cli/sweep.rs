@@ -87,8 +87,8 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
     .bounds(&args.from, &args.to)
     .method(sweep.batch_method)
     .precision(args.precision)
-    // auto: the GPU for 1-D sweeps of at least GPU_MIN_BATCH integrals when one is present;
-    // gpu: every 1-D sweep on the GPU (2-D sweeps are an error there).
+    // auto: the GPU for sweeps of at least GPU_MIN_BATCH integrals when one is present;
+    // gpu: every sweep on the GPU.
     .device(args.device);
     if let Some(tol) = args.tol {
         batch = batch.tolerance(tol);

@@ -19,10 +19,17 @@ use crate::rules::KronrodRule;
 /// The most integrals one launch takes, whatever the device's memory.
 pub const MAX_BATCH_CHUNK: usize = 1 << 22;
 
-/// The batch kernel's name for `method`, `type_name` (f64, dd, qd) and `vars` variables (x and
-/// the parameters): `batch_kronrod_qd_3v`.
-pub(crate) fn batch_kernel_name(method: BatchMethod, type_name: &str, vars: usize) -> String {
-    format!("batch_{}_{type_name}_{vars}v", method_tag(method))
+/// The batch kernel's name for `method`, `type_name` (f64, dd, qd), `coords` coordinates (1: x;
+/// 2: x and y, a rectangle by Fubini) and `vars` variables (the coordinates and the
+/// parameters): `batch_kronrod_qd_3v`, `batch_faq_dd_xy_3v`.
+pub(crate) fn batch_kernel_name(
+    method: BatchMethod,
+    type_name: &str,
+    coords: usize,
+    vars: usize,
+) -> String {
+    let shape = if coords == 2 { "xy_" } else { "" };
+    format!("batch_{}_{type_name}_{shape}{vars}v", method_tag(method))
 }
 
 /// The method's word in kernel names and defines.
@@ -58,12 +65,15 @@ pub type BatchRow<T> = std::result::Result<Integrated<T>, NonFiniteAt<T>>;
 
 impl Gpu {
     /// The complete CUDA source of the batch kernel for `method` in `T`, the integrand a
-    /// function of x and its parameters (`integrand.dims` variables, x first), as NVRTC sees
-    /// it. `kronrod_nodes` is the number of non-negative nodes of the Gauss–Kronrod rule the
-    /// launch will pass (n + 1 for the (2n+1)-point rule; ignored by the other methods).
+    /// function of its `coords` coordinates (1: x; 2: x and y, integrated over a rectangle by
+    /// Fubini) and its parameters (`integrand.dims` variables, the coordinates first), as
+    /// NVRTC sees it. `kronrod_nodes` is the number of non-negative nodes of the Gauss–Kronrod
+    /// rule the launch will pass (n + 1 for the (2n+1)-point rule; ignored by the other
+    /// methods).
     pub fn batch_source<T: GpuReal>(
         integrand: &CudaIntegrand,
         method: BatchMethod,
+        coords: usize,
         kronrod_nodes: usize,
     ) -> Result<String> {
         let vars = integrand.dims;
@@ -72,13 +82,20 @@ impl Gpu {
                 "a Gauss–Kronrod batch kernel needs the rule's nodes".to_string(),
             ));
         }
+        if !(1..=2).contains(&coords) || vars < coords {
+            return Err(GpuError::Invalid(format!(
+                "a batch integrates over 1 or 2 coordinates of its integrand's {vars} variables, \
+                 not {coords}"
+            )));
+        }
         let prelude = function_prelude(integrand)?;
         let tag = method_tag(method);
         let mut defines = format!(
-            "#define HPQ_VARS {vars}\n#define HPQ_BATCH_{}\n#define HPQ_BATCH_KERNEL {}\n\
+            "#define HPQ_VARS {vars}\n#define HPQ_COORDS {coords}\n#define HPQ_BATCH_{}\n\
+             #define HPQ_BATCH_KERNEL {}\n\
              #define HPQ_SIMPSON_DEPTH {MAX_DEPTH}\n#define HPQ_KRONROD_PIECES {MAX_PIECES}",
             tag.to_uppercase(),
-            batch_kernel_name(method, T::NAME, vars)
+            batch_kernel_name(method, T::NAME, coords, vars)
         );
         if method == BatchMethod::GaussKronrod {
             defines.push_str(&format!("\n#define HPQ_KRONROD_NODES {kronrod_nodes}"));
@@ -93,41 +110,54 @@ impl Gpu {
         )
     }
 
-    /// How many integrals one launch of the batch kernel takes for `T` and `parameters`:
-    /// an eighth of the device's memory for the inputs and outputs, at most
+    /// How many integrals one launch of the batch kernel takes for `T`, `coords` coordinates
+    /// and `parameters`: an eighth of the device's memory for the inputs and outputs, at most
     /// [`MAX_BATCH_CHUNK`].
-    pub fn batch_chunk<T: Real>(&self, parameters: usize) -> usize {
+    pub fn batch_chunk<T: Real>(&self, coords: usize, parameters: usize) -> usize {
         let limbs = T::LIMBS;
-        // lower, upper, the parameters, value, bad_x, bad_value (limbs each), error and
-        // evaluations (8 bytes), status (4).
-        let bytes = 8 * limbs * (5 + parameters) + 20;
+        // lower, upper and bad_x (a value per coordinate), the parameters, value, bad_value
+        // (limbs each), error and evaluations (8 bytes), status (4).
+        let bytes = 8 * limbs * (3 * coords + 2 + parameters) + 20;
         let budget = (self.info.memory_bytes / 8) as usize;
         (budget / bytes).clamp(1024, MAX_BATCH_CHUNK)
     }
 
-    /// One integral in x for each `(lower[i], upper[i])` with the parameter values
-    /// `params[i * p .. (i + 1) * p]` (p = the integrand's variables − 1), by the method of
-    /// `settings`, the integrand compiled into `source` ([`Gpu::batch_source`] for `T` and the
-    /// same method). Each row is what the CPU method gives on the same data: for dd and qd the
-    /// same bits. The integral from a to b is 0 when a = b and the negated integral from b to
-    /// a when a > b, as [`crate::Batch`] orients it.
+    /// One integral for each row `i`, over `[lower[i], upper[i]]` in x alone (`coords` = 1)
+    /// or over the rectangle `[lower[2i], upper[2i]] × [lower[2i + 1], upper[2i + 1]]` in x
+    /// and y by Fubini (`coords` = 2), with the parameter values `params[i * p .. (i + 1) *
+    /// p]` (p = the integrand's `vars` − `coords`), by the method of `settings`, the integrand
+    /// compiled into `source` ([`Gpu::batch_source`] for `T`, the same method and
+    /// coordinates). Each row is what the CPU method gives on the same data
+    /// ([`crate::methods::batch::fubini`] over a rectangle): for dd and qd the same bits. The
+    /// integral from a to b is 0 when a = b and the negated integral from b to a when a > b,
+    /// in each coordinate, as [`crate::Batch`] orients it.
+    #[allow(clippy::too_many_arguments)]
     pub fn batch_of_source<T: Real>(
         &self,
         source: &str,
+        coords: usize,
         vars: usize,
         lower: &[T],
         upper: &[T],
         params: &[T],
         settings: &BatchSettings<'_, T>,
     ) -> Result<Vec<BatchRow<T>>> {
-        let n = lower.len();
-        let p = vars.checked_sub(1).ok_or_else(|| {
-            GpuError::Invalid("a batch integrand has at least one variable, x".to_string())
-        })?;
-        if upper.len() != n || params.len() != n * p {
+        if !(1..=2).contains(&coords) {
             return Err(GpuError::Invalid(format!(
-                "{n} lower bounds, {} upper bounds and {} parameter values are not {n} \
-                 integrals of {p} parameters",
+                "a batch integrates over 1 or 2 coordinates, not {coords}"
+            )));
+        }
+        let n = lower.len() / coords;
+        let p = vars.checked_sub(coords).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "a batch integrand of {vars} variables has no {coords} coordinates"
+            ))
+        })?;
+        if lower.len() != n * coords || upper.len() != n * coords || params.len() != n * p {
+            return Err(GpuError::Invalid(format!(
+                "{} lower bounds, {} upper bounds and {} parameter values are not {n} \
+                 integrals of {coords} coordinates and {p} parameters",
+                lower.len(),
                 upper.len(),
                 params.len()
             )));
@@ -162,9 +192,10 @@ impl Gpu {
             ),
             source,
         )?;
-        let kernel = BatchKernel::from_module(&module, settings.method, T::NAME, vars, nodes)?;
+        let kernel =
+            BatchKernel::from_module(&module, settings.method, T::NAME, coords, vars, nodes)?;
         let chunk = match settings.chunk {
-            0 => self.batch_chunk::<T>(p),
+            0 => self.batch_chunk::<T>(coords, p),
             c => c,
         };
         let mut rows = Vec::with_capacity(n);
@@ -177,8 +208,21 @@ impl Gpu {
                 super::real::to_limb_major(values, &mut out);
                 out
             };
-            let lo = limb_major(&lower[start..end]);
-            let hi = limb_major(&upper[start..end]);
+            // Coordinate by coordinate, each limb-major.
+            let bounds = |values: &[T]| {
+                let mut out = Vec::with_capacity(m * coords * T::LIMBS);
+                for c in 0..coords {
+                    let column: Vec<T> = values[start * coords..end * coords]
+                        .iter()
+                        .skip(c)
+                        .step_by(coords)
+                        .copied()
+                        .collect();
+                    out.extend(limb_major(&column));
+                }
+                out
+            };
+            let (lo, hi) = (bounds(lower), bounds(upper));
             // Parameter by parameter, each limb-major.
             let mut columns = Vec::with_capacity(m * p * T::LIMBS);
             let mut column = Vec::with_capacity(m);
@@ -208,20 +252,30 @@ impl Gpu {
                     max_evaluations: settings.max_evaluations,
                 },
             )?;
-            rows.extend(self.rows_of::<T>(&out, m));
+            rows.extend(self.rows_of::<T>(&out, coords, m));
             start = end;
         }
         Ok(rows)
     }
 
-    /// The rows of one launch's output of `m` integrals.
-    fn rows_of<T: Real>(&self, out: &BatchOutput, m: usize) -> Vec<BatchRow<T>> {
+    /// The rows of one launch's output of `m` integrals of `coords` coordinates.
+    fn rows_of<T: Real>(&self, out: &BatchOutput, coords: usize, m: usize) -> Vec<BatchRow<T>> {
         let values: Vec<T> = super::real::from_limb_major(&out.value, m);
-        let bad_x: Vec<T> = super::real::from_limb_major(&out.bad_x, m);
+        let bad_x: Vec<T> = super::real::from_limb_major(&out.bad_x[..m * T::LIMBS], m);
+        let bad_y: Vec<T> = if coords == 2 {
+            super::real::from_limb_major(&out.bad_x[m * T::LIMBS..], m)
+        } else {
+            Vec::new()
+        };
         let bad_value: Vec<T> = super::real::from_limb_major(&out.bad_value, m);
         (0..m)
             .map(|i| match out.status[i] {
-                2 => Err(NonFiniteAt::at(bad_x[i], bad_value[i])),
+                2 => Err(NonFiniteAt {
+                    x: bad_x[i],
+                    y: bad_y.get(i).copied(),
+                    value: bad_value[i],
+                }),
+                3 => Err(NonFiniteAt::at(bad_x[i], bad_value[i])),
                 status => Ok(Integrated {
                     value: values[i],
                     error: out.error[i],
@@ -245,6 +299,7 @@ mod tests {
         let qd = Gpu::batch_source::<Qd>(
             &cuda::integrand::<Qd>(e.tape()).unwrap(),
             BatchMethod::GaussKronrod,
+            1,
             31,
         )
         .unwrap();
@@ -268,6 +323,7 @@ mod tests {
         let dd = Gpu::batch_source::<Dd>(
             &cuda::integrand::<Dd>(e.tape()).unwrap(),
             BatchMethod::Faq,
+            1,
             0,
         )
         .unwrap();
@@ -277,6 +333,7 @@ mod tests {
         let f = Gpu::batch_source::<f64>(
             &cuda::integrand::<f64>(e.tape()).unwrap(),
             BatchMethod::AdaptiveSimpson,
+            1,
             0,
         )
         .unwrap();
@@ -285,8 +342,32 @@ mod tests {
         assert!(Gpu::batch_source::<f64>(
             &cuda::integrand::<f64>(e.tape()).unwrap(),
             BatchMethod::GaussKronrod,
+            1,
             0
         )
         .is_err());
+
+        // A rectangle: x and y, then the parameter; the kernel's name says so.
+        let e = Expr::parse_with_parameters("exp(-p*(x^2+y^2))", 2, &["p"]).unwrap();
+        let xy = Gpu::batch_source::<Dd>(
+            &cuda::integrand::<Dd>(e.tape()).unwrap(),
+            BatchMethod::Faq,
+            2,
+            0,
+        )
+        .unwrap();
+        assert!(xy.contains("#define HPQ_BATCH_KERNEL batch_faq_dd_xy_3v\n"));
+        assert!(xy.contains("#define HPQ_COORDS 2\n"));
+        assert!(xy.contains("real_t integrand(const real_t *x)"));
+        // Three coordinates, or more coordinates than variables, are refused.
+        for coords in [0, 3] {
+            assert!(Gpu::batch_source::<Dd>(
+                &cuda::integrand::<Dd>(e.tape()).unwrap(),
+                BatchMethod::Faq,
+                coords,
+                0
+            )
+            .is_err());
+        }
     }
 }

@@ -487,11 +487,14 @@ pub(crate) fn genz_malik(
     Ok(RuleOutput { sums, fourth, bad })
 }
 
-/// The `batch_<method>_<type>_<vars>v` kernel of `kernels/batch.cu`: one integral per thread.
+/// The `batch_<method>_<type>_[xy_]<vars>v` kernel of `kernels/batch.cu`: one integral per
+/// thread.
 pub(crate) struct BatchKernel {
     func: CudaFunction,
     name: String,
     limbs: usize,
+    /// 1 (x) or 2 (x and y).
+    coords: usize,
     vars: usize,
     /// The doubles of the constants buffer: Simpson's fraction, ε and, for Gauss–Kronrod,
     /// three arrays of the rule's nodes, each value `limbs` doubles.
@@ -499,13 +502,14 @@ pub(crate) struct BatchKernel {
 }
 
 impl BatchKernel {
-    /// Takes the kernel for `method`, `type_name` and `vars` variables
+    /// Takes the kernel for `method`, `type_name`, `coords` coordinates and `vars` variables
     /// ([`super::batch::batch_kernel_name`]) from a module compiled from `batch.cu` with
     /// `nodes` Kronrod nodes (0 for the other methods).
     pub(crate) fn from_module(
         module: &Arc<CudaModule>,
         method: crate::methods::batch::BatchMethod,
         type_name: &str,
+        coords: usize,
         vars: usize,
         nodes: usize,
     ) -> Result<Self> {
@@ -514,7 +518,7 @@ impl BatchKernel {
                 "the GPU computes in f64, dd or qd, not {type_name}"
             ))
         })?;
-        let name = super::batch::batch_kernel_name(method, type_name, vars);
+        let name = super::batch::batch_kernel_name(method, type_name, coords, vars);
         let func = module
             .load_function(&name)
             .map_err(|e| driver("cuModuleGetFunction", e))?;
@@ -522,14 +526,16 @@ impl BatchKernel {
             func,
             name,
             limbs,
+            coords,
             vars,
             constants: (2 + 3 * nodes) * limbs,
         })
     }
 }
 
-/// The inputs of one batch launch: `lower` and `upper` hold n values, `params` (vars − 1)
-/// arrays of n values, all limb-major; `constants` as [`BatchKernel`] says.
+/// The inputs of one batch launch: `lower` and `upper` hold an array of n values for each
+/// coordinate, `params` (vars − coords) arrays of n values, all limb-major; `constants` as
+/// [`BatchKernel`] says.
 pub(crate) struct BatchInput<'a> {
     pub(crate) lower: &'a [f64],
     pub(crate) upper: &'a [f64],
@@ -550,9 +556,11 @@ pub(crate) struct BatchOutput {
     pub(crate) error: Vec<f64>,
     /// The evaluations.
     pub(crate) evaluations: Vec<u64>,
-    /// 0 converged, 1 not converged, 2 a value that is not finite (at `bad_x`).
+    /// 0 converged, 1 not converged, 2 a value that is not finite (at `bad_x`), 3 (2-D) the
+    /// outer integral met a value that is not finite at x (the first coordinate of `bad_x`
+    /// alone).
     pub(crate) status: Vec<u32>,
-    /// Where the integrand was not finite, limb-major.
+    /// Where the integrand was not finite, limb-major, an array for each coordinate.
     pub(crate) bad_x: Vec<f64>,
     /// The value there, limb-major.
     pub(crate) bad_value: Vec<f64>,
@@ -568,21 +576,22 @@ pub(crate) fn batch(
     kernel: &BatchKernel,
     input: &BatchInput<'_>,
 ) -> Result<BatchOutput> {
-    let limbs = kernel.limbs;
-    let len = input.lower.len();
-    let n = len / limbs;
-    if len != n * limbs
-        || input.upper.len() != len
-        || input.params.len() != (kernel.vars - 1) * len
+    let (limbs, coords) = (kernel.limbs, kernel.coords);
+    let n = input.lower.len() / (limbs * coords);
+    // The doubles of one array of n values.
+    let len = n * limbs;
+    if input.lower.len() != coords * len
+        || input.upper.len() != coords * len
+        || input.params.len() != (kernel.vars - coords) * len
         || input.constants.len() != kernel.constants
     {
         return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs bounds of {limbs} limbs, {} parameter arrays and {} constant \
-             doubles; got {}, {}, {} and {} doubles",
+            "kernel '{}' needs {coords} bound arrays of {limbs} limbs, {} parameter arrays \
+             and {} constant doubles; got {}, {}, {} and {} doubles",
             kernel.name,
-            kernel.vars - 1,
+            kernel.vars - coords,
             kernel.constants,
-            len,
+            input.lower.len(),
             input.upper.len(),
             input.params.len(),
             input.constants.len()
@@ -615,7 +624,7 @@ pub(crate) fn batch(
             .alloc_zeros::<f64>(count)
             .map_err(|e| alloc(ordinal, 8 * count, e))
     };
-    let (mut value, mut bad_x, mut bad_value) = (zeros(len)?, zeros(len)?, zeros(len)?);
+    let (mut value, mut bad_x, mut bad_value) = (zeros(len)?, zeros(coords * len)?, zeros(len)?);
     let mut error = zeros(n)?;
     let mut evaluations = stream
         .alloc_zeros::<u64>(n)
@@ -649,15 +658,16 @@ pub(crate) fn batch(
     // SAFETY: the arguments match HPQ_BATCH_KERNEL's parameters in kernels/batch.cu (four
     // pointers to doubles read; pointers to doubles, u64 and u32 written, then to two more
     // arrays of doubles; a u64 count, four doubles and a u64). The kernel's name says its
-    // method, type and number of variables (from_module), so real_t has `limbs` limbs,
-    // HPQ_VARS is `vars` and, for Gauss–Kronrod, HPQ_KRONROD_NODES is the `nodes` that sized
-    // `kernel.constants` (batch_source and batch_of_source take both from the same rule).
-    // Thread i < n reads lower, upper at j * n + i (j < limbs, below len), params at
-    // (v * limbs + j) * n + i (v < vars - 1, below (vars - 1) * len, the length checked
-    // above; with no parameter it reads none), constants below kernel.constants (checked),
-    // and writes value, bad_x, bad_value at j * n + i (below len), error, evaluations and
-    // status at i (below n): all within the buffers allocated above, all distinct
-    // allocations, as __restrict__ assumes.
+    // method, type, coordinates and number of variables (from_module), so real_t has `limbs`
+    // limbs, HPQ_COORDS is `coords`, HPQ_VARS is `vars` and, for Gauss–Kronrod,
+    // HPQ_KRONROD_NODES is the `nodes` that sized `kernel.constants` (batch_source and
+    // batch_of_source take both from the same rule). Thread i < n reads lower, upper at
+    // (c * limbs + j) * n + i (c < coords, j < limbs: below coords * len, checked), params at
+    // (v * limbs + j) * n + i (v < vars - coords, below (vars - coords) * len, checked; with
+    // no parameter it reads none), constants below kernel.constants (checked), and writes
+    // value, bad_value at j * n + i (below len), bad_x at (c * limbs + j) * n + i (below
+    // coords * len), error, evaluations and status at i (below n): all within the buffers
+    // allocated above, all distinct allocations, as __restrict__ assumes.
     unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
     let download = |dev: &CudaSlice<f64>| {
         stream
