@@ -666,11 +666,23 @@ fn gpu_pbcaq_region_profile() {
     }
     // Whole runs: the CPU's regions on all cores, then the GPU's point lists with regions of
     // 2^11 (the CPU's) to 2^21 intervals.
-    profile::<f64, _>(CpuBackend::new(0).expect("a pool"), &case, 1e-10, None, "cpu");
+    profile::<f64, _>(
+        CpuBackend::new(0).expect("a pool"),
+        &case,
+        1e-10,
+        None,
+        "cpu",
+    );
     for k in [11, 15, 17, 19, 21] {
         profile::<f64, _>(gpu(), &case, 1e-10, Some(1 << k), "gpu point lists");
     }
-    profile::<Dd, _>(CpuBackend::new(0).expect("a pool"), &case, 1e-9, None, "cpu");
+    profile::<Dd, _>(
+        CpuBackend::new(0).expect("a pool"),
+        &case,
+        1e-9,
+        None,
+        "cpu",
+    );
     for k in [11, 17, 19, 21] {
         profile::<Dd, _>(gpu(), &case, 1e-9, Some(1 << k), "gpu point lists");
     }

@@ -329,13 +329,17 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
             serial: Arc::from("cpu (1 thread, calling)"),
             points: Vec::new(),
         };
-        let intervals = config.region_intervals.unwrap_or_else(|| match config.scheme {
-            // Evaluated on the calling thread: the CPU's regions, whatever the backend.
-            Scheme::Caq | Scheme::Scaq | Scheme::Bcaq => {
-                region_intervals::<T>(config.rule, config.gauss_points)
-            }
-            _ => device_region_intervals::<T, F, B>(f, backend, config.rule, config.gauss_points),
-        });
+        let intervals = config
+            .region_intervals
+            .unwrap_or_else(|| match config.scheme {
+                // Evaluated on the calling thread: the CPU's regions, whatever the backend.
+                Scheme::Caq | Scheme::Scaq | Scheme::Bcaq => {
+                    region_intervals::<T>(config.rule, config.gauss_points)
+                }
+                _ => {
+                    device_region_intervals::<T, F, B>(f, backend, config.rule, config.gauss_points)
+                }
+            });
         let mut outcome = None;
         for _ in 0..MAX_PASSES {
             let pass = match config.scheme {
