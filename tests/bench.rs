@@ -474,3 +474,104 @@ fn batch_throughput_measures_every_method_against_the_closed_forms() {
     wrong[0].over_tolerance = 1;
     assert_eq!(throughput::check(&wrong).0.len(), 1);
 }
+
+/// A closed form of a large workload in MPFR.
+fn workload_closed_form(name: &str) -> Float {
+    let f = |x: f64| Float::with_val(mpfr_support::BITS, x);
+    let pi = Float::with_val(mpfr_support::BITS, Constant::Pi);
+    match name {
+        // 3 (1 − e^(−3L)) / (9 + 25π²)
+        "exp_m3x_cos5pix_10" | "exp_m3x_cos5pix_20" => {
+            let l = if name.ends_with("_10") { 10.0 } else { 20.0 };
+            let decay = f(-3.0 * l).exp();
+            let denominator = f(9.0) + f(25.0) * pi.clone().pow(2u32);
+            (f(1.0) - decay) * f(3.0) / denominator
+        }
+        // (e^14 (2 sin 21 − 3 cos 21) + 3) / 13
+        "exp2x_sin3x_7" => {
+            let bracket = f(21.0).sin() * f(2.0) - f(21.0).cos() * f(3.0);
+            (f(14.0).exp() * bracket + f(3.0)) / f(13.0)
+        }
+        // 140 sin 140 + cos 140 − 1 − (68³ + 8) / 3
+        "4xcos2x_70" => {
+            f(140.0).sin() * f(140.0) + f(140.0).cos()
+                - f(1.0)
+                - (f(68.0).pow(3u32) + f(8.0)) / f(3.0)
+        }
+        other => panic!("no closed form for {other}"),
+    }
+}
+
+#[test]
+fn large_workloads_match_their_closed_forms_in_mpfr() {
+    for w in &speedup::WORKLOADS {
+        let exact = workload_closed_form(w.name);
+        let value = Float::with_val(
+            mpfr_support::BITS,
+            Float::parse(w.value).expect("the value is a decimal"),
+        );
+        let error =
+            Float::with_val(mpfr_support::BITS, &value - &exact).abs() / exact.clone().abs();
+        let digits = -error.log10().to_f64();
+        assert!(
+            digits >= speedup::WORKLOAD_DIGITS as f64,
+            "{}: {digits:.1} digits, {} trusted",
+            w.name,
+            speedup::WORKLOAD_DIGITS
+        );
+        assert!(
+            Integral::new(w.expression).is_ok(),
+            "{} parses",
+            w.expression
+        );
+        assert!(w.reference().provenance.contains(w.closed_form));
+    }
+}
+
+#[test]
+fn large_table_runs_the_papers_pair_against_caq_and_holds_every_row_to_its_tolerance() {
+    let config = quick_config();
+    let rows = speedup::run_large(&config, |_| {});
+    let cases = speedup::large_cases(Scale::Quick);
+    // Trapezoid–Simpson: CAQ, BCAQ, PBCAQ; Gauss–Kronrod: CAQ, tanh-sinh, Gauss–Kronrod,
+    // PBCAQ; each with PBCAQ on the GPU where there is one.
+    let gpu = usize::from(bench::devices().contains(&Device::Gpu));
+    let expected: usize = cases
+        .iter()
+        .map(|c| match c.3 {
+            speedup::Pairing::TrapezoidSimpson => 3 + gpu,
+            speedup::Pairing::GaussKronrod => 4 + gpu,
+        })
+        .sum();
+    assert_eq!(rows.len(), expected);
+    assert_eq!(rows.iter().filter(|r| r.baseline).count(), cases.len());
+    for r in &rows {
+        assert_eq!(r.status, Status::Converged, "{} {}", r.case, r.label());
+        assert!(r.speedup.is_some_and(|s| s > 0.0));
+    }
+    // BCAQ makes PBCAQ's steps where both cut the CPU's regions: the same evaluations.
+    for pair in rows.windows(2) {
+        if pair[0].variant == "bcaq" && pair[1].variant == "pbcaq" {
+            let evaluations = |r: &speedup::Row| r.measurement.as_ref().map(|m| m.evaluations);
+            assert_eq!(
+                evaluations(&pair[0]),
+                evaluations(&pair[1]),
+                "{}",
+                pair[0].case
+            );
+        }
+    }
+    let (failures, checked) = speedup::check(&rows);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(checked, cases.len() + rows.len());
+    let table = speedup::long_table(&rows);
+    assert_eq!(table.lines().count(), 1 + rows.len(), "{table}");
+    assert!(table.contains("exp_m3x_cos5pix_10 ts"), "{table}");
+    // A converged row off by more than its tolerance fails the check.
+    let mut wrong = rows.clone();
+    let tolerance = wrong[1].tolerance;
+    if let Some(m) = wrong[1].measurement.as_mut() {
+        m.digits = -tolerance.log10() - 1.0;
+    }
+    assert_eq!(speedup::check(&wrong).0.len(), 1);
+}

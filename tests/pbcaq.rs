@@ -528,3 +528,184 @@ fn kronrod_orders() {
     orders::<Dd>(&[10, 15, 20, 30], None);
     orders::<Qd>(&[15, 20, 30, 40], Some(1e-50));
 }
+
+/// A backend that times its point lists: what a region step spends in `Backend::evaluate`
+/// (packing, copies, launch, kernel) against the rest (the method's abscissae, estimates and
+/// sums on the host).
+struct Timed<B> {
+    inner: B,
+    evaluate: std::sync::Mutex<(std::time::Duration, u64)>,
+}
+
+impl<B: hpquad::backend::Backend> hpquad::backend::Backend for Timed<B> {
+    fn device(&self) -> std::sync::Arc<str> {
+        self.inner.device()
+    }
+    fn uniform_sums<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        grids: &[hpquad::backend::UniformGrid<T>],
+    ) -> hpquad::Result<Vec<T>> {
+        self.inner.uniform_sums(f, grids)
+    }
+    fn evaluate<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        points: &[T],
+    ) -> hpquad::Result<Vec<T>> {
+        let start = Instant::now();
+        let values = self.inner.evaluate(f, points);
+        let mut total = self.evaluate.lock().expect("not poisoned");
+        total.0 += start.elapsed();
+        total.1 += 1;
+        values
+    }
+    fn device_for_points<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        count: usize,
+    ) -> std::sync::Arc<str> {
+        self.inner.device_for_points::<T, F>(f, count)
+    }
+}
+
+/// One profiled PBCAQ run with the trapezoid–Simpson pair and regions of `intervals`
+/// intervals: the whole time, the time in `evaluate`, the steps and evaluations; checked
+/// against the closed form like every run here.
+fn profile<T: Real, B: hpquad::backend::Backend>(
+    backend: B,
+    case: &Case,
+    relative: f64,
+    intervals: Option<usize>,
+    label: &str,
+) -> f64 {
+    let f = Expr::parse(&case.expression, 1).expect("parses");
+    let bound = |text: &str| T::parse_decimal(text).expect("a decimal bound");
+    let interval = Interval::new(bound(&case.from), bound(&case.to));
+    let mut config = trapezoid_simpson(Scheme::Pbcaq);
+    config.region_intervals = intervals;
+    let options = Options {
+        relative: Some(relative),
+        max_evaluations: 1 << 33,
+        ..Options::default()
+    };
+    let timed = Timed {
+        inner: backend,
+        evaluate: std::sync::Mutex::new((std::time::Duration::ZERO, 0)),
+    };
+    let start = Instant::now();
+    let out = pbcaq(&f, &timed, interval, &config, &options).expect("integrates");
+    let total = start.elapsed().as_secs_f64();
+    let (evaluate, calls) = *timed.evaluate.lock().expect("not poisoned");
+    let evaluate = evaluate.as_secs_f64();
+    println!(
+        "PROFILE {} {:<4} {label:<22} {:>9} intervals: {:>8.3} s, evaluate {:>8.3} s \
+         ({:>6.1} µs a step), host {:>8.3} s ({:>5.1} ns a point), {:>6} steps, {:>11} points",
+        case.name,
+        T::NAME,
+        intervals.map_or("default".to_string(), |n| n.to_string()),
+        total,
+        evaluate,
+        evaluate / calls.max(1) as f64 * 1e6,
+        total - evaluate,
+        (total - evaluate) / out.evaluations as f64 * 1e9,
+        out.levels,
+        out.evaluations
+    );
+    check(case, label, &options, &out);
+    total
+}
+
+/// e^(-3x) cos(5πx) over [0, 30] (Table 2, function 5, its largest interval).
+fn largest_function_5() -> Case {
+    table2()
+        .into_iter()
+        .find(|c| c.expression.contains("cos(5*pi*x)") && c.to == "30")
+        .expect("function 5 on [0, 30] is in the suite")
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_pbcaq_region_profile() {
+    use hpquad::backend::Backend;
+    use hpquad::gpu::GpuBackend;
+    let case = largest_function_5();
+    let gpu = || GpuBackend::new(0).expect("a CUDA device");
+    // The point-list kernel alone, by list length: the integrand against `x` (packing and
+    // copies only), f64 and dd, the CPU's 16 threads beside it. Median of 5 after a warm-up.
+    let f = Expr::parse(&case.expression, 1).expect("parses");
+    let identity = Expr::parse("x", 1).expect("parses");
+    let cpu = CpuBackend::new(0).expect("a pool");
+    let g = gpu();
+    fn median_of<R>(mut run: impl FnMut() -> R) -> f64 {
+        run();
+        let mut times: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                run();
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[2]
+    }
+    for k in [12, 16, 18, 20, 22] {
+        let n = (1usize << k) + 1;
+        let xs: Vec<f64> = (0..n).map(|i| 30.0 * i as f64 / n as f64).collect();
+        let dds: Vec<Dd> = xs.iter().map(|&x| Dd::from(x)).collect();
+        println!(
+            "EVALUATE 2^{k}+1 points: f64 gpu {:>9.1} µs (x alone {:>9.1} µs), cpu {:>9.1} µs; \
+             dd gpu {:>9.1} µs (x alone {:>9.1} µs), cpu {:>9.1} µs",
+            median_of(|| g.evaluate(&f, &xs).expect("evaluates")) * 1e6,
+            median_of(|| g.evaluate(&identity, &xs).expect("evaluates")) * 1e6,
+            median_of(|| cpu.evaluate(&f, &xs).expect("evaluates")) * 1e6,
+            median_of(|| g.evaluate(&f, &dds).expect("evaluates")) * 1e6,
+            median_of(|| g.evaluate(&identity, &dds).expect("evaluates")) * 1e6,
+            median_of(|| cpu.evaluate(&f, &dds).expect("evaluates")) * 1e6,
+        );
+    }
+    // Whole runs: the CPU's regions on all cores, then the GPU's point lists with regions of
+    // 2^11 (the CPU's) to 2^21 intervals.
+    profile::<f64, _>(
+        CpuBackend::new(0).expect("a pool"),
+        &case,
+        1e-10,
+        None,
+        "cpu",
+    );
+    for k in [11, 15, 17, 19, 21] {
+        profile::<f64, _>(gpu(), &case, 1e-10, Some(1 << k), "gpu point lists");
+    }
+    profile::<Dd, _>(
+        CpuBackend::new(0).expect("a pool"),
+        &case,
+        1e-9,
+        None,
+        "cpu",
+    );
+    for k in [11, 17, 19, 21] {
+        profile::<Dd, _>(gpu(), &case, 1e-9, Some(1 << k), "gpu point lists");
+    }
+}
+
+#[test]
+fn parallel_schemes_keep_the_cpus_regions_where_lists_stay_on_the_cpu() {
+    use hpquad::methods::pbcaq::{device_region_intervals, region_intervals};
+    let f = Expr::parse("exp(-3*x)*cos(5*pi*x)", 1).expect("parses");
+    let cpu = CpuBackend::new(2).expect("a pool");
+    for rule in [IntervalRule::TrapezoidSimpson, IntervalRule::GaussKronrod] {
+        assert_eq!(
+            device_region_intervals::<f64, _, _>(&f, &cpu, rule, None),
+            region_intervals::<f64>(rule, None)
+        );
+        assert_eq!(
+            device_region_intervals::<Qd, _, _>(&f, &cpu, rule, None),
+            region_intervals::<Qd>(rule, None)
+        );
+    }
+    // Trapezoid–Simpson: 2048 intervals (4097 points) on the CPU.
+    assert_eq!(
+        region_intervals::<f64>(IntervalRule::TrapezoidSimpson, None),
+        2048
+    );
+}

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::plot::{Chart, Panel, Series};
 use super::suite::{self, Reference};
 use super::{devices, family, observe, report, timed, Config, Measurement, Scale, Status};
-use crate::methods::pbcaq::Scheme;
+use crate::methods::pbcaq::{IntervalRule, Scheme};
 use crate::options::{Device, Method, Precision};
 use crate::Integral;
 
@@ -461,4 +461,260 @@ pub fn tolerance_chart(rows: &[Row], title: &str) -> Chart {
         y_desc: "speedup over sequential CUHRE, one thread".into(),
         panels,
     }
+}
+
+/// One of the paper's Table 2 integrals on one of its intervals, with a closed form: the large
+/// workloads of [`run_large`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Workload {
+    /// A short identifier, e.g. `exp_m3x_cos5pix_30`.
+    pub name: &'static str,
+    /// The integrand in hpquad's expression language.
+    pub expression: &'static str,
+    /// The lower bound.
+    pub from: &'static str,
+    /// The upper bound.
+    pub to: &'static str,
+    /// The closed form, as a person reads it.
+    pub closed_form: &'static str,
+    /// Its value to 70 significant digits (mpmath at 80 digits; `tests/bench.rs` checks every
+    /// digit against the closed form in MPFR).
+    pub value: &'static str,
+}
+
+/// The digits of [`Workload::value`] that are trusted.
+pub const WORKLOAD_DIGITS: u32 = 68;
+
+/// Table 2's functions 1, 3 and 5 on their largest intervals (function 5 on its middle one, see
+/// below, and on its smallest for the quick table): those with a closed form in elementary
+/// functions.
+pub const WORKLOADS: [Workload; 4] = [
+    Workload {
+        name: "exp_m3x_cos5pix_10",
+        expression: "exp(-3*x)*cos(5*pi*x)",
+        from: "0",
+        to: "10",
+        closed_form: "3 (1 − e^−30) / (9 + 25π²)",
+        value: "0.01173065890868760051616961354014107216963092726173600600941695383396417",
+    },
+    // Not [0, 30]: there CAQ's trapezoid–Simpson pair is fooled. Its interval [7.5, 15] has
+    // f(7.5) = 0 (cos 37.5π) and samples of 1e-15 and less, so it is accepted while holding
+    // 1e-11 of the integral: CAQ claims 1e-10 and is 8.9e-10 off (H100 machine, f64 at 1e-10,
+    // dd at 1e-9). On [0, 20] no interval is sampled so.
+    Workload {
+        name: "exp_m3x_cos5pix_20",
+        expression: "exp(-3*x)*cos(5*pi*x)",
+        from: "0",
+        to: "20",
+        closed_form: "3 (1 − e^−60) / (9 + 25π²)",
+        value: "0.01173065890868869822700204918721148143386493057659992990957843729432319",
+    },
+    Workload {
+        name: "exp2x_sin3x_7",
+        expression: "exp(2*x)*sin(3*x)",
+        from: "0",
+        to: "7",
+        closed_form: "(e^14 (2 sin 21 − 3 cos 21) + 3) / 13",
+        value: "306802.9980978833066065271549548957634935600371523529452456340197190403",
+    },
+    Workload {
+        name: "4xcos2x_70",
+        expression: "4*x*cos(2*x) - (x-2)^2",
+        from: "0",
+        to: "70",
+        closed_form: "140 sin 140 + cos 140 − 1 − (68³ + 8) / 3",
+        value: "-104677.2975945856939893574445609002743154339010556736344597877753840172",
+    },
+];
+
+impl Workload {
+    /// The workload as a suite reference, for [`observe`].
+    pub fn reference(&self) -> Reference {
+        Reference {
+            name: self.name.to_string(),
+            title: format!("∫ {} over [{}, {}]", self.expression, self.from, self.to),
+            kind: "Table 2 of the PBCAQ paper".to_string(),
+            expression: self.expression.to_string(),
+            from: self.from.to_string(),
+            to: self.to.to_string(),
+            value: self.value.to_string(),
+            trusted_digits: WORKLOAD_DIGITS,
+            provenance: format!(
+                "closed form {}, mpmath at 80 digits, checked against MPFR by tests/bench.rs",
+                self.closed_form
+            ),
+        }
+    }
+}
+
+/// The evaluation cap of the large table: far above its largest run (CAQ's 102 M evaluations
+/// on e^(-3x) cos(5πx) over [0, 20] at 1e-10), so that no row stops at it.
+pub const LARGE_MAX_EVALUATIONS: u64 = 1 << 33;
+
+/// How a large case is integrated: the paper's rule pair, or the Gauss–Kronrod rules against
+/// the best CPU methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Trapezoid against Simpson on both sides: CAQ, BCAQ, PBCAQ.
+    TrapezoidSimpson,
+    /// Gauss–Kronrod: CAQ, tanh-sinh, adaptive Gauss–Kronrod, PBCAQ.
+    GaussKronrod,
+}
+
+impl Pairing {
+    /// The short tag in a case's name.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Pairing::TrapezoidSimpson => "ts",
+            Pairing::GaussKronrod => "gk",
+        }
+    }
+}
+
+/// One case of the large table: a workload, a precision, a tolerance and a pairing.
+pub type LargeCase = (&'static Workload, Precision, f64, Pairing);
+
+/// The large table's cases. Full: the paper's regime, trapezoid–Simpson at tolerances that
+/// make CAQ take 5–20 s a case on one thread (f64 at 1e-10 and 1e-12; dd at 1e-9, where each
+/// evaluation costs three times as much), then the Gauss–Kronrod rules near each precision's
+/// reach on the same intervals (f64 1e-13, dd 1e-28). Quick: e^(-3x) cos(5πx) over [0, 10] at 1e-6 (under a second
+/// for all rows on two cores).
+pub fn large_cases(scale: Scale) -> Vec<LargeCase> {
+    use Pairing::{GaussKronrod as Gk, TrapezoidSimpson as Ts};
+    use Precision::{Dd, F64};
+    let [m3x_10, m3x_20, e2x_7, poly_70] = &WORKLOADS;
+    match scale {
+        Scale::Quick => vec![
+            (m3x_10, F64, 1e-6, Ts),
+            (m3x_10, Dd, 1e-6, Ts),
+            (m3x_10, F64, 1e-12, Gk),
+            (m3x_10, Dd, 1e-25, Gk),
+        ],
+        Scale::Full => vec![
+            (m3x_20, F64, 1e-10, Ts),
+            (e2x_7, F64, 1e-12, Ts),
+            (poly_70, F64, 1e-12, Ts),
+            (m3x_20, Dd, 1e-9, Ts),
+            (m3x_20, F64, 1e-13, Gk),
+            (e2x_7, F64, 1e-13, Gk),
+            (poly_70, F64, 1e-13, Gk),
+            (m3x_20, Dd, 1e-28, Gk),
+            (e2x_7, Dd, 1e-28, Gk),
+            (poly_70, Dd, 1e-28, Gk),
+        ],
+    }
+}
+
+/// The variants of a large case after its baseline (CAQ with the case's pair on one thread):
+/// (name, method, device, threads). Trapezoid–Simpson: BCAQ on the calling thread, PBCAQ on
+/// all threads, PBCAQ on the GPU. Gauss–Kronrod: tanh-sinh and adaptive Gauss–Kronrod (the
+/// best CPU methods) and PBCAQ on all threads, PBCAQ on the GPU.
+fn large_variants(pairing: Pairing, threads: usize) -> Vec<(&'static str, Method, Device, usize)> {
+    let rule = match pairing {
+        Pairing::TrapezoidSimpson => IntervalRule::TrapezoidSimpson,
+        Pairing::GaussKronrod => IntervalRule::GaussKronrod,
+    };
+    let scheme = |scheme: Scheme| Method::Adaptive { scheme, rule };
+    let mut variants = vec![("caq", scheme(Scheme::Caq), Device::Cpu, 1)];
+    match pairing {
+        Pairing::TrapezoidSimpson => {
+            variants.push(("bcaq", scheme(Scheme::Bcaq), Device::Cpu, 1));
+        }
+        Pairing::GaussKronrod => {
+            variants.push(("tanh-sinh", Method::TanhSinh, Device::Cpu, threads));
+            variants.push(("gauss-kronrod", Method::GaussKronrod, Device::Cpu, threads));
+        }
+    }
+    variants.push(("pbcaq", scheme(Scheme::Pbcaq), Device::Cpu, threads));
+    if devices().contains(&Device::Gpu) {
+        variants.push(("pbcaq", scheme(Scheme::Pbcaq), Device::Gpu, threads));
+    }
+    variants
+}
+
+/// The large table: each case of [`large_cases`], its baseline (CAQ with the case's rule pair
+/// on one CPU thread) first, then [`large_variants`], each timed as a row of the family's table
+/// and measured against the workload's closed form, under [`LARGE_MAX_EVALUATIONS`]. `done`
+/// is called after each row.
+pub fn run_large(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
+    let threads = threads_used(config.threads);
+    let mut rows = Vec::new();
+    for (workload, precision, tolerance, pairing) in large_cases(config.scale) {
+        let reference = workload.reference();
+        for (i, (variant, method, device, threads)) in
+            large_variants(pairing, threads).into_iter().enumerate()
+        {
+            let row = Row {
+                case: format!("{} {}", workload.name, pairing.tag()),
+                precision,
+                tolerance,
+                variant: variant.to_string(),
+                baseline: i == 0,
+                device,
+                threads,
+                status: Status::Skipped(String::new()),
+                measurement: None,
+                speedup: None,
+            };
+            let integral = Integral::new(workload.expression).map(|i| {
+                i.bounds(workload.from, workload.to)
+                    .method(method)
+                    .precision(precision)
+                    .device(device)
+                    .threads(threads)
+                    .tolerance(tolerance)
+                    .max_evaluations(LARGE_MAX_EVALUATIONS)
+            });
+            let row = match integral {
+                Ok(integral) => run_row(&integral, &reference, config, row),
+                Err(e) => Row {
+                    status: Status::Failed(e.to_string()),
+                    ..row
+                },
+            };
+            done(&row);
+            rows.push(row);
+        }
+    }
+    fill_speedups(&mut rows);
+    rows
+}
+
+/// The rows one a line: case, precision, tolerance, variant and device, time, evaluations,
+/// speedup over the case's baseline, the true relative error against the tolerance, and the
+/// devices that did the work (a GPU row whose lists stayed on the CPU says so here).
+pub fn long_table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<24} {:<4} {:>6} {:<20} {:>9} {:>12} {:>9} {:>9}  {:<13} ran on",
+        "case", "prec", "tol", "variant", "time", "evaluations", "speedup", "true err", "status"
+    );
+    for r in rows {
+        let (time, evaluations, error, ran_on) = match &r.measurement {
+            Some(m) => (
+                report::human_time(m.seconds),
+                m.evaluations.to_string(),
+                format!("{:.1e}", relative_error(m)),
+                m.ran_on.as_str(),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), r.status.note()),
+        };
+        let speedup = r.speedup.map_or("-".to_string(), |s| format!("{s:.1}×"));
+        let _ = writeln!(
+            out,
+            "{:<24} {:<4} {:>6.0e} {:<20} {:>9} {:>12} {:>9} {:>9}  {:<13} {}",
+            r.case,
+            r.precision.to_string(),
+            r.tolerance,
+            r.label(),
+            time,
+            evaluations,
+            speedup,
+            error,
+            r.status.label(),
+            ran_on
+        );
+    }
+    out
 }

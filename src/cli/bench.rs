@@ -23,6 +23,9 @@ use super::CliError;
     points of the sweep; with a filter and no --parts only the sweep runs.\n\
     Parts: sweep (digits against time: points.csv/json, digits-vs-time.svg/png); speedup \
     (every scheme of the adaptive family over CAQ on one thread: speedup.csv/json/svg/png); \
+    large (the paper's regime: the largest Table 2 workloads, CAQ on one thread against BCAQ, \
+    PBCAQ on all cores and on the GPU, trapezoid-Simpson and Gauss-Kronrod: \
+    speedup-large.csv/json); \
     cubature (parallel CUHRE over sequential CUHRE on one thread against tolerance, n = 3..8 \
     on Genz's product peak: cubature.csv/json/svg/png); batch (integrals per second against \
     batch size for FAQ, adaptive Simpson and batched Gauss-Kronrod, 1-D and 2-D, one thread, \
@@ -37,7 +40,7 @@ pub struct BenchArgs {
     /// cubature, batches of 10^3 and 10^4; a few seconds.
     #[arg(long)]
     pub quick: bool,
-    /// What to run (comma-separated): sweep, speedup, cubature, batch [default: all; only
+    /// What to run (comma-separated): sweep, speedup, large, cubature, batch [default: all; only
     /// the sweep when --filter is given].
     #[arg(long, value_delimiter = ',')]
     pub parts: Vec<String>,
@@ -198,6 +201,26 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         checked += n;
     }
 
+    if parts.large {
+        let bar = progress(0, "runs");
+        bar.set_message("large workloads");
+        let rows = speedup::run_large(&config, |_| bar.inc(1));
+        bar.finish_and_clear();
+        let what = "the largest Table 2 workloads of the PBCAQ paper: CAQ on one CPU thread (the \
+                    baseline), BCAQ, PBCAQ on all cores and on the GPU with the trapezoid-Simpson \
+                    pair (ts); with Gauss-Kronrod (gk), against tanh-sinh and adaptive \
+                    Gauss-Kronrod";
+        let text = format!("{what}; true err: relative\n{}", speedup::long_table(&rows));
+        section(&mut report, "Adaptive family: large workloads", &text);
+        speedup::write_files(&args.out, "speedup-large", &rows, &machine, what)
+            .map_err(|e| write_error("speedup-large.csv/json", e))?;
+        written.push("speedup-large.csv/json".into());
+        let (mut f, n) = speedup::check(&rows);
+        say!("large-workload checks: {} of {n} passed (every converged run within its tolerance of the closed form, every baseline ran)", n - f.len());
+        failures.append(&mut f);
+        checked += n;
+    }
+
     if parts.cubature {
         let bar = progress(0, "runs");
         bar.set_message("cubature");
@@ -291,6 +314,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 struct Parts {
     sweep: bool,
     speedup: bool,
+    large: bool,
     cubature: bool,
     batch: bool,
 }
@@ -307,20 +331,22 @@ impl Parts {
             return Ok(Parts {
                 sweep: true,
                 speedup: !filtered,
+                large: !filtered,
                 cubature: !filtered,
                 batch: !filtered,
             });
         }
-        const KNOWN: [&str; 4] = ["sweep", "speedup", "cubature", "batch"];
+        const KNOWN: [&str; 5] = ["sweep", "speedup", "large", "cubature", "batch"];
         if let Some(w) = words.iter().find(|w| !KNOWN.contains(&w.as_str())) {
             return Err(CliError::input(format!(
-                "--parts: unknown part '{w}'; expected sweep, speedup, cubature or batch"
+                "--parts: unknown part '{w}'; expected sweep, speedup, large, cubature or batch"
             )));
         }
         let has = |p: &str| words.iter().any(|w| w == p);
         Ok(Parts {
             sweep: has("sweep"),
             speedup: has("speedup"),
+            large: has("large"),
             cubature: has("cubature"),
             batch: has("batch"),
         })

@@ -31,7 +31,7 @@ pub(super) fn caq<T: Real, F: Integrand, B: Backend>(
     }
     let (a, b) = (run.a, run.b);
     let first = run.pieces(&[a, b], false)?;
-    run.size_known(first[0].value);
+    run.size_known(|| first[0].value);
     let mut queue = VecDeque::from([(a, b, first[0])]);
     let mut total = Total::new();
     let mut capped = false;

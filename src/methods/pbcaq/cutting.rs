@@ -61,7 +61,8 @@ pub(super) fn cutting<T: Real, F: Integrand, B: Backend>(
         };
         region_ends(lower, upper, n, &mut ends);
         let pieces = run.pieces(&ends, parallel)?;
-        run.size_known(sum(&pieces));
+        // The sum only until the size is known: after that it would be work thrown away.
+        run.size_known(|| sum(&pieces));
         if last {
             total.add(&pieces);
             return Ok(Some(total.pass(true)));

@@ -40,7 +40,17 @@
 //! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
 //! a region evenly): 128 intervals of G10–K21 (f64), 64 of G20–K41 (dd, qd) or 2048 of
 //! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
-//! for any number of threads; a [`Config`] may set it (the GPU backend will, from the device).
+//! for any number of threads; a [`Config`] may set it.
+//!
+//! Regions for a device ([`device_region_intervals`]): when the backend would evaluate a list
+//! of [`GPU_REGION_POINTS`] on another device than a list of one point (the hybrid backend's
+//! GPU, in the precisions where it takes point lists), the regions of the parallel schemes are
+//! cut to fit [`GPU_REGION_POINTS`] instead: each step there costs a launch, two copies and a
+//! synchronisation (tens of microseconds) whatever its size, so the GPU wants the paper's
+//! fewer, larger steps. The choice depends on the backend, the precision and the rule, never on
+//! the thread count or on timings, so a run on the GPU gives the same bits every time; they are
+//! not the CPU's (other regions, other steps, and libdevice's f64 functions), and BCAQ, which
+//! evaluates on the calling thread, keeps the CPU's regions.
 //!
 //! Contracts (all schemes): a piece is accepted, its error counted, when it is within its
 //! share, when its error is within twice its rounding floor (halving would not help, see
@@ -101,6 +111,17 @@ pub const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
 /// The points a region is cut to fit, when [`Config::region_intervals`] is not given.
 pub const REGION_POINTS: usize = 4096;
+
+/// The points a region is cut to fit when its lists go to a GPU ([`device_region_intervals`]):
+/// 2^18 (2^17 trapezoid–Simpson intervals; the paper's 2048 × 256 is 2^19).
+///
+/// Measured on an H100 (`gpu_pbcaq_region_profile` in tests/pbcaq.rs): PBCAQ with the
+/// trapezoid–Simpson pair on e^(-3x) cos(5πx) over [0, 30], point lists on the GPU, regions of
+/// 2^11 / 2^15 / 2^17 / 2^19 / 2^21 intervals: f64 at 1e-10 13.3 / 1.83 / 1.31 / 1.59 / 3.39 s
+/// (68.0 / 68.9 / 71.6 / 87.0 / 126 M evaluations); dd at 1e-9 5.73 / - / 3.10 / 4.40 / 8.06 s.
+/// Below 2^17 each step's fixed cost (0.7 ms a call on that machine) dominates; above it, the
+/// finer regions cost more evaluations than they save in steps.
+pub const GPU_REGION_POINTS: usize = 1 << 18;
 
 /// The most runs of one call: the first, and reruns with a tighter tolerance when the first
 /// estimate of the integral's size was too large.
@@ -227,13 +248,46 @@ impl Config {
 /// α·β for `rule` in precision `T`: the largest power of two of intervals whose points fit
 /// [`REGION_POINTS`].
 pub fn region_intervals<T: Real>(rule: IntervalRule, gauss_points: Option<usize>) -> usize {
+    intervals_fitting::<T>(REGION_POINTS, rule, gauss_points)
+}
+
+/// α·β for the parallel schemes on `backend`: cut to fit [`GPU_REGION_POINTS`] when the
+/// backend would evaluate a list that long on another device than a list of one point (the
+/// hybrid backend's GPU), else [`region_intervals`]. Asking may start the hybrid backend's GPU,
+/// as a list of that length would.
+pub fn device_region_intervals<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    rule: IntervalRule,
+    gauss_points: Option<usize>,
+) -> usize {
+    let large = intervals_fitting::<T>(GPU_REGION_POINTS, rule, gauss_points);
+    let points = match rule {
+        IntervalRule::GaussKronrod => {
+            large * (2 * gauss_points.unwrap_or_else(default_gauss_points::<T>) + 1)
+        }
+        IntervalRule::TrapezoidSimpson => 2 * large + 1,
+    };
+    if backend.device_for_points::<T, F>(f, points) != backend.device_for_points::<T, F>(f, 1) {
+        large
+    } else {
+        region_intervals::<T>(rule, gauss_points)
+    }
+}
+
+/// The largest power of two of intervals of `rule` whose points fit `points`.
+fn intervals_fitting<T: Real>(
+    points: usize,
+    rule: IntervalRule,
+    gauss_points: Option<usize>,
+) -> usize {
     let per_interval = match rule {
         IntervalRule::GaussKronrod => {
             2 * gauss_points.unwrap_or_else(default_gauss_points::<T>) + 1
         }
         IntervalRule::TrapezoidSimpson => 2,
     };
-    let fit = (REGION_POINTS / per_interval).max(1);
+    let fit = (points / per_interval).max(1);
     1 << fit.ilog2()
 }
 
@@ -273,10 +327,19 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
             steps: 0,
             stages: Vec::new(),
             serial: Arc::from("cpu (1 thread, calling)"),
+            points: Vec::new(),
         };
         let intervals = config
             .region_intervals
-            .unwrap_or_else(|| region_intervals::<T>(config.rule, config.gauss_points));
+            .unwrap_or_else(|| match config.scheme {
+                // Evaluated on the calling thread: the CPU's regions, whatever the backend.
+                Scheme::Caq | Scheme::Scaq | Scheme::Bcaq => {
+                    region_intervals::<T>(config.rule, config.gauss_points)
+                }
+                _ => {
+                    device_region_intervals::<T, F, B>(f, backend, config.rule, config.gauss_points)
+                }
+            });
         let mut outcome = None;
         for _ in 0..MAX_PASSES {
             let pass = match config.scheme {
@@ -350,6 +413,8 @@ struct Run<'a, T, F, B> {
     stages: Vec<Stage>,
     /// The device of the sequential schemes' stages.
     serial: Arc<str>,
+    /// The points of the step under way, kept between steps ([`Run::pieces`]).
+    points: Vec<T>,
 }
 
 impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
@@ -375,9 +440,10 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
 
     /// Sets the tolerance from the first estimate of the whole interval, when a relative
     /// tolerance still waits for one.
-    fn size_known(&mut self, estimate: T) {
+    fn size_known(&mut self, estimate: impl FnOnce() -> T) {
         if self.tolerance.is_none() {
-            self.tolerance = Some(self.absolute.max(self.relative * estimate.to_f64().abs()));
+            let size = estimate().to_f64().abs();
+            self.tolerance = Some(self.absolute.max(self.relative * size));
         }
     }
 
@@ -385,7 +451,10 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
     /// points: by the backend (`parallel`), or on the calling thread.
     fn pieces(&mut self, ends: &[T], parallel: bool) -> Result<Vec<Piece<T>>> {
         let count = ends.len() - 1;
-        let mut points = Vec::with_capacity(self.pair.points(count));
+        // One buffer for every step's points: a region of 2^20 points is 8 to 32 MB, which a
+        // fresh allocation would fault in page by page on every step.
+        let mut points = std::mem::take(&mut self.points);
+        points.clear();
         self.pair.abscissae(ends, &mut points);
         let level = self.level(ends[1] - ends[0]);
         let start = Instant::now();
@@ -401,6 +470,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         self.evaluations += points.len() as u64;
         self.steps += 1;
         self.record(level, points.len() as u64, device, start.elapsed());
+        self.points = points;
         Ok(pieces)
     }
 
