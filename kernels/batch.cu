@@ -555,7 +555,9 @@ struct Row {
 
 // g(x) = ∫ f(x, y) dy over [ay, by] for the outer method: fubini.rs's closure `g`, with its
 // evaluations (the inner ones alone), largest inner error, inner convergence and the failure
-// of the last inner integral (cleared by a later success, as there).
+// of the last inner integral (cleared by a later success, as there). `at` is never inlined:
+// the outer method calls it from several places, and a copy of the whole inner method at each
+// made NVRTC take half a minute over a 2-D Gauss-Kronrod kernel.
 struct Column {
     real_t *vars;
     real_t ay, by;
@@ -565,7 +567,7 @@ struct Column {
     double inner_error;
     bool inner_converged, failed;
     real_t fail_x, fail_y, fail_value;
-    __device__ real_t at(real_t x) {
+    __device__ __noinline__ real_t at(real_t x) {
         Row row = {vars, x};
         const unsigned long long left =
             max_evaluations > evaluations ? max_evaluations - evaluations : 0ULL;
