@@ -261,7 +261,7 @@ impl Batch {
         self
     }
 
-    /// The cap on evaluations per integral (default [`DEFAULT_MAX_EVALUATIONS`]).
+    /// The cap on evaluations per integral (default `DEFAULT_MAX_EVALUATIONS`).
     pub fn max_evaluations(mut self, evaluations: u64) -> Batch {
         self.max_evaluations = evaluations;
         self
@@ -284,7 +284,7 @@ impl Batch {
     /// (in x, or over a rectangle by Fubini) on the first CUDA device, one per thread, with
     /// the CPU's algorithms (dd and qd results are the CPU's bits; f64 ones may differ in the
     /// last bits where the integrand calls a transcendental function); no device is then an
-    /// error. [`Device::Auto`] takes the GPU for batches of at least [`GPU_MIN_BATCH`]
+    /// error. [`Device::Auto`] takes the GPU for batches of at least `GPU_MIN_BATCH`
     /// integrals when one is present and the integrand compiles for it, the CPU otherwise.
     pub fn device(mut self, device: Device) -> Batch {
         self.device = device;

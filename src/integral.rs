@@ -179,7 +179,7 @@ impl<F: Integrand> Integral<F> {
         self
     }
 
-    /// Integrates over the box [lower[0], upper[0]] × ... × [lower[n-1], upper[n-1]], one pair
+    /// Integrates over the box `[lower[0], upper[0]] × ... × [lower[n-1], upper[n-1]]`, one pair
     /// of bounds per variable of the integrand; each axis must run from its lower to a larger
     /// upper bound.
     pub fn over_box(mut self, lower: &[f64], upper: &[f64]) -> Self {

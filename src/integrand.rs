@@ -1,8 +1,10 @@
-//! What the methods integrate: anything that evaluates a batch of points in any [`Real`].
+//! What the methods integrate: anything that evaluates a batch of points in any [`Real`]; the
+//! two kinds there are, an expression ([`Expr`], which the GPU can compile through its tape)
+//! and a Rust function ([`RealFn`], CPU only).
 
 use precision::Real;
 
-use crate::expr::Tape;
+use crate::expr::{Expr, Tape};
 
 /// A function of `dims()` variables that can be evaluated in f64, dd or qd.
 ///
@@ -57,5 +59,20 @@ impl<F: RealFn> Integrand for F {
         for (y, &x) in out.iter_mut().zip(points[0]) {
             *y = self.eval(x);
         }
+    }
+}
+
+impl Integrand for Expr {
+    /// The variables: the coordinates, then the parameters.
+    fn dims(&self) -> usize {
+        self.variables()
+    }
+
+    fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]) {
+        self.eval_points(points, out);
+    }
+
+    fn tape(&self) -> Option<&Tape> {
+        Some(Expr::tape(self))
     }
 }

@@ -96,7 +96,7 @@ impl Qd {
     /// `self + b` with the accuracy of IEEE-style rounding even under cancellation.
     ///
     /// When the leading components cancel at most 6 bits (`|a0 + b0| >= 2^-6 (|a0| + |b0|)`)
-    /// the component-wise sum of [`Qd::add_sloppy`] is taken: its error is below 2^-214 of
+    /// the component-wise sum of `Qd::add_sloppy` is taken: its error is below 2^-214 of
     /// `|a| + |b|` (measured; a few units of 2^-212 by HLB's analysis), which the condition
     /// keeps within about 2^-208 of |a + b|.
     /// Otherwise the eight components are merged by magnitude and accumulated exactly (HLB

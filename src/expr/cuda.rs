@@ -20,7 +20,6 @@ use std::fmt::Write;
 use precision::Real;
 
 use super::tape::{Func, Func2, Op, Tape};
-use crate::gpu::GpuReal;
 
 /// The integrand as CUDA source.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,7 +94,7 @@ pub fn device_name2(f: Func2) -> &'static str {
 }
 
 /// The one-argument functions with an element-wise kernel in `kernels/functions.cu`
-/// ([`Gpu::function`](crate::gpu::Gpu::function)): the elementary functions whose `dd_t` and
+/// (the GPU backend's `Gpu::function`): the elementary functions whose `dd_t` and
 /// `qd_t` mirrors live in `kernels/exp_log.cuh`, `trig.cuh`, ..., in the order the agreement
 /// tests (`tests/gpu_functions.rs`) report them.
 pub const MIRRORED: &[Func] = &[
@@ -121,7 +120,7 @@ pub const MIRRORED: &[Func] = &[
 ];
 
 /// The two-argument functions with an element-wise kernel
-/// ([`Gpu::function2`](crate::gpu::Gpu::function2)), as [`MIRRORED`].
+/// (the GPU backend's `Gpu::function2`), as [`MIRRORED`].
 pub const MIRRORED2: &[Func2] = &[Func2::Pow, Func2::Atan2, Func2::Hypot];
 
 /// The name of a function of [`MIRRORED`]: the host method's (`exp_m1`, `ln_1p`), which is its
@@ -165,10 +164,11 @@ pub fn f64_literal(x: f64) -> String {
 }
 
 /// A value of `T` as a `real_t` expression built from its exact limbs.
-pub fn literal<T: GpuReal>(value: T) -> String {
-    let mut limbs = Vec::with_capacity(T::LIMBS);
-    value.push_limbs(&mut limbs);
-    let parts: Vec<String> = limbs.into_iter().map(f64_literal).collect();
+pub fn literal<T: Real>(value: T) -> String {
+    let parts: Vec<String> = value.limbs()[..T::LIMBS]
+        .iter()
+        .map(|&limb| f64_literal(limb))
+        .collect();
     match T::LIMBS {
         1 => parts.join(""),
         2 => format!("dd_make({})", parts.join(", ")),
@@ -187,7 +187,7 @@ pub fn literal<T: GpuReal>(value: T) -> String {
 /// assert!(code.body.contains("0x1.0000000000000p-1"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn integrand<T: Real + GpuReal>(tape: &Tape) -> Result<CudaIntegrand, CodegenError> {
+pub fn integrand<T: Real>(tape: &Tape) -> Result<CudaIntegrand, CodegenError> {
     if tape.dims() > MAX_DIMS {
         return Err(CodegenError::Dimensions(tape.dims()));
     }
@@ -276,7 +276,7 @@ fn unreachable_constant() -> String {
 /// negative exponent. Small powers are one expression; from |n| = 16 on, each square and each
 /// partial product is a statement of its own (named after `slot`) written to `body`, because
 /// the expression doubles in length with every bit (x^-80000000 would be 2^27 terms).
-fn pow_int_expr<T: Real + GpuReal>(body: &mut String, slot: usize, x: &str, n: i32) -> String {
+fn pow_int_expr<T: Real>(body: &mut String, slot: usize, x: &str, n: i32) -> String {
     let one = literal(T::one());
     if n == 0 {
         return one;
@@ -332,7 +332,7 @@ mod tests {
     use crate::expr::Expr;
     use precision::{Dd, Qd};
 
-    fn body<T: Real + GpuReal>(src: &str) -> CudaIntegrand {
+    fn body<T: Real>(src: &str) -> CudaIntegrand {
         integrand::<T>(Expr::parse(src, 1).unwrap().tape()).unwrap()
     }
 

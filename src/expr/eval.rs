@@ -572,7 +572,6 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
 mod tests {
     use super::*;
     use crate::expr::Expr;
-    use crate::integrand::Integrand;
 
     #[test]
     fn registers_are_reused() {
@@ -590,7 +589,7 @@ mod tests {
         let xs: Vec<f64> = (0..n).map(|i| 0.1 + i as f64 / n as f64).collect();
         let ys: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 / (2 * n) as f64).collect();
         let mut out = vec![0.0; n];
-        Integrand::eval_batch(&e, &[&xs, &ys], &mut out);
+        e.eval_points(&[&xs, &ys], &mut out);
         for i in 0..n {
             assert_eq!(out[i], e.tape().eval_point(&[xs[i], ys[i]]), "point {i}");
         }
@@ -660,7 +659,7 @@ mod tests {
     fn short_columns_give_nan() {
         let e = Expr::parse("x + y", 2).unwrap();
         let mut out = [0.0; 3];
-        Integrand::eval_batch(&e, &[&[1.0, 2.0, 3.0], &[1.0]], &mut out);
+        e.eval_points(&[&[1.0, 2.0, 3.0], &[1.0]], &mut out);
         assert!(out.iter().all(|v| v.is_nan()));
     }
 }

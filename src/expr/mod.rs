@@ -50,8 +50,6 @@ pub use tape::{pow_int, Constant, Func, Func2, Op, Slot, Tape};
 
 use precision::Real;
 
-use crate::integrand::Integrand;
-
 /// A parsed and compiled expression of `dims` variables, ready to evaluate in any [`Real`].
 #[derive(Clone, Debug)]
 pub struct Expr {
@@ -80,8 +78,8 @@ impl Expr {
 
     /// Parses `source` as a function of `dims` coordinates and the named `parameters`, which
     /// become variables `dims, dims + 1, ...` of the tape: the expression is evaluated at
-    /// points `(x1, ..., x_dims, p1, p2, ...)`, one column per variable, and
-    /// [`Integrand::dims`] counts both. A parameter name must be a plain name that the
+    /// points `(x1, ..., x_dims, p1, p2, ...)`, one column per variable, and the integrand's
+    /// `dims()` counts both. A parameter name must be a plain name that the
     /// language does not already use (not `x`, `y`, `z`, `x1`, ..., `pi`, `e` or a function).
     ///
     /// ```
@@ -171,19 +169,16 @@ impl Expr {
             .copied()
             .unwrap_or_else(|| T::from_f64(f64::NAN))
     }
-}
 
-impl Integrand for Expr {
-    /// The variables: the coordinates, then the parameters.
-    fn dims(&self) -> usize {
+    /// The variables of the tape: the coordinates, then the parameters (the integrand's
+    /// `dims()`, `crate::integrand`).
+    pub(crate) fn variables(&self) -> usize {
         self.dims + self.parameters.len()
     }
 
-    fn eval_batch<T: Real>(&self, points: &[&[T]], out: &mut [T]) {
+    /// Writes the expression's value at each point (one column of `points` per variable) to
+    /// `out`, op by op over the batch (the integrand's `eval_batch`, `crate::integrand`).
+    pub(crate) fn eval_points<T: Real>(&self, points: &[&[T]], out: &mut [T]) {
         self.plan.eval_batch(&self.tape, points, out);
-    }
-
-    fn tape(&self) -> Option<&Tape> {
-        Some(&self.tape)
     }
 }

@@ -201,7 +201,7 @@ impl Gpu {
 
     /// The complete CUDA source of the point-list kernel (`kernels/evaluate.cu`) for `T` with a
     /// generated integrand, as NVRTC sees it: its kernel is named after `T` and the number of
-    /// variables ([`evaluate_kernel_name`]), so that it cannot be launched on other points.
+    /// variables (`evaluate_kernel_name`), so that it cannot be launched on other points.
     pub fn evaluate_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
         let prelude = function_prelude(integrand)?;
         let kernel = format!(
@@ -224,7 +224,7 @@ impl Gpu {
     /// from the cache). `points` holds `dims` coordinates a point, point-major, as
     /// [`crate::backend::Backend::evaluate`] takes them. Values are returned as they are, NaN
     /// and infinities included. For `Dd` and `Qd` each value has the host's bits
-    /// ([`crate::expr::Expr::eval_batch`] at the same point); for `f64` the transcendental
+    /// ([`Integrand::eval_batch`](crate::integrand::Integrand::eval_batch) at the same point); for `f64` the transcendental
     /// functions are libdevice's and may differ in the last bit.
     ///
     /// A source compiled for another type than `T` or another number of variables is an error

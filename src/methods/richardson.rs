@@ -38,7 +38,7 @@ impl<T: Real> Table<T> {
     }
 
     /// Adds the row of the next trapezoid value T(h/2^i) and extrapolates it against the row
-    /// above: T[i][j] = (4^j T[i][j-1] - T[i-1][j-1]) / (4^j - 1).
+    /// above: `T[i][j] = (4^j T[i][j-1] - T[i-1][j-1]) / (4^j - 1)`.
     pub fn push(&mut self, trapezoid: T) {
         let mut row = Vec::with_capacity(self.rows.len() + 1);
         row.push(trapezoid);
@@ -67,7 +67,7 @@ impl<T: Real> Table<T> {
         self.rows.is_empty()
     }
 
-    /// The latest diagonal entry T[i][i], the best estimate.
+    /// The latest diagonal entry `T[i][i]`, the best estimate.
     pub fn best(&self) -> T {
         self.rows
             .last()
@@ -75,8 +75,8 @@ impl<T: Real> Table<T> {
             .unwrap_or_else(T::zero)
     }
 
-    /// |T[i][i] - T[i-1][i-1]|, the change of the diagonal: an estimate of the error of
-    /// T[i-1][i-1] and so a pessimistic one of T[i][i]. `None` before two rows.
+    /// `|T[i][i] - T[i-1][i-1]|`, the change of the diagonal: an estimate of the error of
+    /// `T[i-1][i-1]` and so a pessimistic one of `T[i][i]`. `None` before two rows.
     pub fn difference(&self) -> Option<f64> {
         let n = self.rows.len();
         (n >= 2).then(|| {
@@ -95,7 +95,7 @@ impl<T: Real> Table<T> {
 /// Richardson extrapolation over `grids` trapezoid grids, the coarsest with `intervals`
 /// intervals; `grids = 2` is the paper's two-grid scheme 4/3 T(h/2) - 1/3 T(h).
 ///
-/// The error estimate is |T[m-1][m-1] - T[m-2][m-2]|, an estimate of the error of the
+/// The error estimate is `|T[m-1][m-1] - T[m-2][m-2]|`, an estimate of the error of the
 /// previous diagonal entry and so an upper estimate for the returned one.
 pub fn richardson<T: Real, F: Integrand, B: Backend>(
     f: &F,

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! so that level i evaluates only its 2^(i-1) new midpoints (one backend uniform sum with
-//! first = 1, stride = 2), and the diagonal T[i][i] is extrapolated on the errors.
+//! first = 1, stride = 2), and the diagonal `T[i][i]` is extrapolated on the errors.
 //!
 //! Domain decomposition (the paper's a = c_0 < ... < c_p = b): with `subintervals = p`, each of
 //! p equal regions keeps its own table and stops refining when its own error estimate meets
@@ -16,8 +16,8 @@
 //! uniform sum per region in one call, so they are processed in parallel. The integral is the
 //! sum over the regions.
 //!
-//! Stopping: a region is done when, at level >= [`MIN_LEVEL`], |T[i][i] - T[i-1][i-1]| (plus the
-//! rounding floor) is within max(absolute / p, relative * |T[i][i]|); the whole estimate
+//! Stopping: a region is done when, at level >= [`MIN_LEVEL`], `|T[i][i] - T[i-1][i-1]|` (plus
+//! the rounding floor) is within `max(absolute / p, relative * |T[i][i]|)`; the whole estimate
 //! converges when every region is done and the summed error meets the tolerance. The level and
 //! evaluation caps stop the refinement with `converged = false` and the error reached.
 

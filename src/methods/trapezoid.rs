@@ -15,7 +15,6 @@
 
 use precision::Real;
 
-use super::richardson::Table;
 use super::{oriented, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{Backend, UniformGrid};
 use crate::error::{Error, Result};
@@ -36,7 +35,8 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
         let h = (b - a) / T::from_i64(n as i64);
         let mut stages = Vec::new();
         let ends = endpoints(a, b);
-        let mut table = Table::new();
+        // The trapezoid values, coarsest first: T(2h), T(h) for even n, T(h) alone for odd.
+        let mut values = Vec::with_capacity(2);
         if n.is_multiple_of(2) {
             let evens = UniformGrid {
                 a,
@@ -58,8 +58,8 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
                 backend.uniform_sums(f, &grids)
             })?;
             let coarse = (sums[0] / 2.0 + sums[1]) * (h * 2.0); // T(2h)
-            table.push(coarse);
-            table.push(refine(coarse, h, sums[2])); // T(h)
+            values.push(coarse);
+            values.push(refine(coarse, h, sums[2])); // T(h)
         } else {
             let interior = UniformGrid {
                 a,
@@ -73,15 +73,14 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
             let sums = timed(&mut stages, 0, n + 1, device, || {
                 backend.uniform_sums(f, &grids)
             })?;
-            table.push((sums[0] / 2.0 + sums[1]) * h);
+            values.push((sums[0] / 2.0 + sums[1]) * h);
         }
-        let rows = table.into_rows();
-        let value = rows[rows.len() - 1][0];
-        let levels = rows.len() as u32;
-        let error = match rows.len() {
+        let value = values[values.len() - 1];
+        let levels = values.len() as u32;
+        let error = match values[..] {
             // |T(h) - T(2h)| is three times the asymptotic error of T(h): the margin covers the
             // h^4 term, which the asymptotic estimate misses.
-            2 => (rows[1][0] - rows[0][0]).abs().to_f64() + rounding_floor(value),
+            [coarse, fine] => (fine - coarse).abs().to_f64() + rounding_floor(value),
             _ => f64::INFINITY,
         };
         Ok(Outcome {
@@ -90,8 +89,8 @@ pub fn trapezoid<T: Real, F: Integrand, B: Backend>(
             evaluations: n + 1,
             levels,
             converged: options.is_met::<T>(error, value.to_f64()),
-            // Only the first column: the trapezoid values T(2h), T(h), not extrapolated.
-            table: rows.into_iter().map(|row| vec![row[0]]).collect(),
+            // One column: the trapezoid values T(2h), T(h), not extrapolated.
+            table: values.into_iter().map(|v| vec![v]).collect(),
             stages,
         })
     })

@@ -95,7 +95,9 @@ fn fill_components(scanned: &scan::Scanned<'_>, out: &mut [f64]) {
 }
 
 /// Reads decimal or scientific notation to within half a unit in the last component of the
-/// exact value (see the [module documentation](self) for the syntax, overflow and underflow).
+/// exact value. The syntax is `f64`'s (`3.14159`, `-0.1`, `.5`, `1E10`, `inf`, `nan`, no
+/// surrounding whitespace); values beyond the finite range overflow to an infinity, values
+/// below the smallest subnormal underflow to a zero of the same sign.
 ///
 /// ```
 /// use precision::Dd;
@@ -115,7 +117,9 @@ impl FromStr for Dd {
 }
 
 /// Reads decimal or scientific notation to within half a unit in the last component of the
-/// exact value (see the [module documentation](self) for the syntax, overflow and underflow).
+/// exact value. The syntax is `f64`'s (`3.14159`, `-0.1`, `.5`, `1E10`, `inf`, `nan`, no
+/// surrounding whitespace); values beyond the finite range overflow to an infinity, values
+/// below the smallest subnormal underflow to a zero of the same sign.
 ///
 /// ```
 /// use precision::Qd;

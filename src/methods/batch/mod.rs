@@ -20,10 +20,10 @@
 //! Why a closure over one point and not [`crate::backend::Backend::evaluate`] over a round of
 //! all integrals' points: FAQ's next point depends on the last value and Simpson's and QAG's
 //! on the last estimate, so a round holds one point (FAQ, Simpson: one or two) per integral.
-//! Evaluating one point through the tape directly ([`point`]) costs a fraction of what
+//! Evaluating one point through the tape directly (`point`) costs a fraction of what
 //! `Integrand::eval_batch`'s per-call set-up does: `exp(-p*x^2)` in f64 takes 456 ns a point
 //! through `eval_batch` one point at a time (24 ns a point over a million), while a whole FAQ
-//! integral of 9 points takes 1.4 µs through [`point`] (release build, this 2-core machine).
+//! integral of 9 points takes 1.4 µs through `point` (release build, this 2-core machine).
 //! Rounds of all integrals' points in lockstep would reach `eval_batch`'s per-point speed
 //! and serve the GPU's point-list kernel, at the price of writing each method as a
 //! resumable state machine; tasks of whole integrals need no synchronisation between rounds.

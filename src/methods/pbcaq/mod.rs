@@ -13,11 +13,11 @@
 //! | PBCAQs   | PBCAQ, the expansion step when the errors fall across the region          |
 //! | PBCAQg   | PBCAQ, the expansion step when ln(tolerance / error) leaves room for it    |
 //!
-//! CAQ ([`caq`]): a FIFO queue of evaluated intervals; the front one is accepted when its
+//! CAQ (`caq`): a FIFO queue of evaluated intervals; the front one is accepted when its
 //! error is within its share of the tolerance, τ · width / (b - a), else its halves are
 //! evaluated and queued.
 //!
-//! Block cutting ([`cutting`], Fig. 3): a region [max(upper - length, a), upper], starting
+//! Block cutting (`cutting`, Fig. 3): a region `[max(upper - length, a), upper]`, starting
 //! with the whole interval, is cut into α·β equal intervals, each approximated with its error;
 //! when the errors' sum is within the region's share of the tolerance the region is
 //! accumulated, `upper` moves down to its lower end and `length` doubles (the expansion step),

@@ -22,7 +22,7 @@
 //!   qd, not to the full precision, so an integrand singular at a nonzero end (1 - x)^(-1/2)
 //!   is limited to about 25 digits in dd and 58 in qd there (a one-argument integrand cannot be
 //!   told the exact distance; Boost passes it as a second argument). The estimate counts this
-//!   (see [`displacement`]), so such a result says so instead of claiming full precision.
+//!   (see `displacement`), so such a result says so instead of claiming full precision.
 //! - **Truncation** (per side). The range of t stops where δ would lose precision (see
 //!   [`nodes::Transform::t_range`]); each level adds its nodes out to that end until the side is
 //!   truncated: after each level, a side keeps its nodes up to the first one beyond its last
@@ -34,7 +34,7 @@
 //!   [`Error::NonFinite`](crate::Error::NonFinite) naming the point.
 //! - **Error estimate** (Bailey): with d1 = log10 |S_k - S_(k-1)| / L1 and d2 = log10 |S_k -
 //!   S_(k-2)| / L1, where L1 = ∫|f| from the same nodes, the digits roughly double per level, so
-//!   the error of S_k is about L1 · 10^max(d1²/d2, 2 d1); see [`extrapolated_error`] for the
+//!   the error of S_k is about L1 · 10^max(d1²/d2, 2 d1); see `extrapolated_error` for the
 //!   safety margins. To it are added the floor that refinement cannot lower: rounding (2ε|S_k| +
 //!   ε L1), the last term kept on each side (what truncation may have left out) and the cost of
 //!   the rounded points near a nonzero end.
