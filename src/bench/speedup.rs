@@ -633,7 +633,7 @@ fn large_variants(pairing: Pairing, threads: usize) -> Vec<(&'static str, Method
 }
 
 /// The large table: each case of [`large_cases`], its baseline (CAQ with the case's rule pair
-/// on one CPU thread) first, then [`large_variants`], each timed as a row of the family's table
+/// on one CPU thread) first, then `large_variants`, each timed as a row of the family's table
 /// and measured against the workload's closed form, under [`LARGE_MAX_EVALUATIONS`]. `done`
 /// is called after each row.
 pub fn run_large(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
