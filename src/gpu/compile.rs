@@ -132,8 +132,11 @@ pub(crate) struct Compiler {
     /// on every launch (a point list of sqrt(exp(cos(x^(x^x)))) in qd took 0.89 ms at 256
     /// points on an H100, 0.11 ms for a rational integrand). Comparing the text with the one
     /// seen before is a memcmp: microseconds.
-    keys: Mutex<HashMap<usize, Vec<(Box<str>, CacheKey)>>>,
+    keys: Mutex<HashMap<usize, Vec<SeenSource>>>,
 }
+
+/// A source's text and its cache key.
+type SeenSource = (Box<str>, CacheKey);
 
 impl Compiler {
     /// The process-wide compiler of a device.
