@@ -299,3 +299,50 @@ fn reversed_and_empty_intervals() {
     assert!(empty.status.success());
     assert_eq!(stdout(&empty).lines().next(), Some("0"));
 }
+
+/// `--device gpu` on a machine without a usable GPU: exit code 1 (the computation could not
+/// run, not bad input) and a message that says what is missing, from `pi`, `integrate` and a
+/// parameter sweep alike; on a machine with one, the same commands succeed.
+#[test]
+fn device_gpu_without_a_gpu_says_what_is_missing() {
+    let commands: [&[&str]; 3] = [
+        &["pi", "--device", "gpu", "-p", "f64"],
+        &[
+            "integrate",
+            "x",
+            "--from",
+            "0",
+            "--to",
+            "1",
+            "--device",
+            "gpu",
+        ],
+        &[
+            "integrate",
+            "exp(-p*x)",
+            "--from",
+            "0",
+            "--to",
+            "1",
+            "--param",
+            "p=1:2:3",
+            "--device",
+            "gpu",
+        ],
+    ];
+    let available = hpquad::gpu::is_available();
+    for args in commands {
+        let out = hpquad(args);
+        if available {
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+            let message = stderr(&out);
+            assert!(message.contains("GPU"), "{args:?}: {message}");
+            assert!(
+                message.contains("CUDA") || message.contains("NVRTC"),
+                "{args:?}: {message}"
+            );
+        }
+    }
+}

@@ -203,12 +203,7 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
     if let Some(n) = args.threads {
         integral = integral.threads(n);
     }
-    let estimate = with_spinner("integrating", || integral.compute()).map_err(|e| match e {
-        hpquad::Error::NonFinite { .. } | hpquad::Error::Overflow { .. } => {
-            CliError::computation(e)
-        }
-        _ => CliError::input(e),
-    })?;
+    let estimate = with_spinner("integrating", || integral.compute()).map_err(CliError::of)?;
     if args.json {
         say!("{}", to_json(args, &estimate));
     } else {

@@ -70,6 +70,18 @@ impl CliError {
             code: 1,
         }
     }
+
+    /// A library error by its kind: the problem as stated (bad input, 2) or a computation
+    /// that could not answer honestly, or a device that is not there (1).
+    pub fn of(error: hpquad::Error) -> CliError {
+        match error {
+            hpquad::Error::NonFinite { .. }
+            | hpquad::Error::Overflow { .. }
+            | hpquad::Error::ThreadPool { .. }
+            | hpquad::Error::Gpu(_) => CliError::computation(error),
+            _ => CliError::input(error),
+        }
+    }
 }
 
 /// Parses the command line, runs the subcommand and turns its outcome into an exit code.

@@ -69,7 +69,7 @@ where
         integral = integral.threads(threads);
     }
     let estimate = with_spinner("computing π by Romberg integration", || integral.compute())
-        .map_err(CliError::computation)?;
+        .map_err(CliError::of)?;
     let pi = T::parse_decimal(PI_100).map_err(CliError::computation)?;
     print_diagonal::<T>(&estimate, pi, digits);
 

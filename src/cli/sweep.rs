@@ -113,7 +113,7 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         };
         batch = batch.steps(min, max);
     }
-    let results = with_spinner("integrating", || batch.compute(&rows)).map_err(CliError::input)?;
+    let results = with_spinner("integrating", || batch.compute(&rows)).map_err(CliError::of)?;
 
     let shown: Vec<Vec<String>> = rows
         .iter()
