@@ -128,6 +128,15 @@ pub trait Backend: Sync {
         self.device()
     }
 
+    /// How many points of `f` one call of [`Backend::evaluate`] takes for about the cost of a
+    /// call with one: on a device whose calls carry a large fixed cost (a kernel launch, the
+    /// copies both ways, each thread's latency through the integrand) a method that knows its
+    /// next batches may join them into one call up to this size, evaluating some points it may
+    /// not need. The default, for the CPU, is 0: there every point costs its evaluation.
+    fn points_per_call<T: Real, F: Integrand>(&self, _f: &F) -> usize {
+        0
+    }
+
     /// The Genz–Malik rule's class sums and fourth differences on each region of a list
     /// ([`RuleSums`]): what a round of an adaptive cubature asks of the device. `centers` and
     /// `halfwidths` hold `f.dims()` values a region, region-major; `constants` are λ2, λ3, λ4,

@@ -512,3 +512,97 @@ fn non_finite_values_beyond_negligible_terms_are_dropped() {
     assert!(out.converged, "{out:?}");
     assert!(digits(out.value, &factorial(100)) >= 30.0);
 }
+
+/// The CPU dressed as a device whose calls cost about as much as `room` points: tanh-sinh joins
+/// its next levels into one call there.
+struct CheapCalls {
+    cpu: CpuBackend,
+    room: usize,
+}
+
+impl hpquad::backend::Backend for CheapCalls {
+    fn device(&self) -> std::sync::Arc<str> {
+        self.cpu.device()
+    }
+    fn uniform_sums<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        grids: &[hpquad::backend::UniformGrid<T>],
+    ) -> hpquad::Result<Vec<T>> {
+        self.cpu.uniform_sums(f, grids)
+    }
+    fn evaluate<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        points: &[T],
+    ) -> hpquad::Result<Vec<T>> {
+        self.cpu.evaluate(f, points)
+    }
+    fn points_per_call<T: Real, F: hpquad::integrand::Integrand>(&self, _f: &F) -> usize {
+        self.room
+    }
+}
+
+/// Levels evaluated ahead in a joined call change nothing but the calls and the evaluations:
+/// the same value, error, levels and table, bit for bit, as one level a call, on finite,
+/// half-infinite and infinite ranges, with sides closed before a non-finite value, and under an
+/// evaluation cap; fewer calls, and no more evaluations than the cap.
+fn joined_levels<T: Real>() {
+    let cases: [(&str, f64, f64); 6] = [
+        ("sqrt(exp(cos(x^(x^x))))", 0.0, 1.0),
+        ("x^(-x)", 0.0, 1000.0),
+        ("log(x)/sqrt(x)", 0.0, 1.0),
+        ("exp(-x^2)", f64::NEG_INFINITY, f64::INFINITY),
+        ("sin(x)/x*exp(-x)", 0.0, f64::INFINITY),
+        ("1/sqrt(1-x)", 0.0, 1.0),
+    ];
+    for (source, a, b) in cases {
+        let f = Expr::parse(source, 1).expect("parses");
+        let interval = Interval::new(T::from_f64(a), T::from_f64(b));
+        for max_evaluations in [u64::MAX, 150] {
+            let options = Options {
+                max_evaluations,
+                ..options::<T>()
+            };
+            let one = tanh_sinh(&f, &cpu(), interval, &options);
+            for room in [64, 1 << 10, 1 << 14] {
+                let cheap = CheapCalls { cpu: cpu(), room };
+                let joined = tanh_sinh(&f, &cheap, interval, &options);
+                let what = format!("{} {source} cap {max_evaluations} room {room}", T::NAME);
+                match (&one, &joined) {
+                    (Ok(one), Ok(joined)) => {
+                        assert_eq!(one.value.limbs(), joined.value.limbs(), "{what}");
+                        assert_eq!(one.error.to_bits(), joined.error.to_bits(), "{what}");
+                        assert_eq!(one.converged, joined.converged, "{what}");
+                        assert_eq!(one.table, joined.table, "{what}");
+                        assert!(joined.stages.len() <= one.stages.len(), "{what}");
+                        assert!(joined.evaluations >= one.evaluations, "{what}");
+                        assert!(joined.evaluations <= max_evaluations, "{what}");
+                        if room >= 1 << 10 && max_evaluations == u64::MAX {
+                            assert!(joined.stages.len() < one.stages.len(), "{what}");
+                        }
+                    }
+                    (Err(one), Err(joined)) => {
+                        assert_eq!(one.to_string(), joined.to_string(), "{what}")
+                    }
+                    _ => panic!("{what}: {one:?} against {joined:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn joined_levels_change_nothing_f64() {
+    joined_levels::<f64>();
+}
+
+#[test]
+fn joined_levels_change_nothing_dd() {
+    joined_levels::<Dd>();
+}
+
+#[test]
+fn joined_levels_change_nothing_qd() {
+    joined_levels::<Qd>();
+}

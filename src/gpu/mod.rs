@@ -39,6 +39,7 @@ use precision::Real;
 
 pub use backend::{
     gpu_min_list_points, gpu_min_points, gpu_min_rule_points, GpuBackend, HybridBackend,
+    GPU_CALL_POINTS,
 };
 pub use batch::{BatchRow, BatchSettings, MAX_BATCH_CHUNK};
 pub use cache::{cache_dir, CACHE_DIR_VAR};

@@ -13,7 +13,10 @@
 //! Level k halves the step and evaluates only the new nodes, the odd multiples of h_k, so that
 //! S_k = S_(k-1) / 2 + h_k Σ_new (Bailey's "recycling"); the nodes and weights come from
 //! [`nodes::level`], computed once per process in the working precision. All of a level's new
-//! points go to the backend in one batch.
+//! points go to the backend in one batch; on a device whose calls cost as much as many points
+//! ([`Backend::points_per_call`]: a GPU) the next levels join that batch with every node their
+//! sides could take, and are taken from it when their turn comes, so the result is the same bits
+//! as one level a call (more evaluations, fewer calls; not where the evaluation cap could bind).
 //!
 //! - **No cancellation at the ends.** A node stores its distance δ to the end it approaches, and
 //!   the point is built as `a + (b - a)/2 · δ` or `b - (b - a)/2 · δ`: near a = 0 the point is δ
@@ -208,6 +211,18 @@ impl Side {
         }
     }
 
+    /// The most nodes the level `steps` ≥ 1 levels after the one about to be added may take
+    /// of the `available` it has, whatever that level and the ones between add: an open side
+    /// takes all; a closed one at most 2^steps times its nodes now, as a level at most doubles
+    /// them and trimming only lowers them.
+    fn at_most(&self, available: usize, steps: u32) -> usize {
+        if self.open {
+            available
+        } else {
+            available.min(self.n.saturating_mul(1 << steps.min(40)))
+        }
+    }
+
     /// Adds a level's values on this side: level 0 (`center` is the |term| at t = 0) sets the
     /// terms; a later level interleaves its nodes (odd multiples of h_k) with the previous ones.
     /// The finite terms before the first non-finite value go into `sum` and `abs`; returns the
@@ -315,6 +330,17 @@ impl Side {
     }
 }
 
+/// A later level evaluated ahead, in the call of an earlier one
+/// ([`Backend::points_per_call`]): the first `right` nodes of its right side, then nodes of its
+/// left side, as their points and values.
+#[derive(Debug)]
+struct Ahead<T> {
+    level: u32,
+    right: usize,
+    points: Vec<T>,
+    values: Vec<T>,
+}
+
 /// Bailey's estimate of the error of S_k from e1 = |S_k - S_(k-1)| and e2 = |S_k - S_(k-2)|,
 /// relative to `norm` = L1.
 ///
@@ -412,7 +438,18 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
     let mut displaced = 0.0f64;
     // The first non-finite value that closed each side (right, left): point and value.
     let mut cuts: [Option<(T, T)>; 2] = [None, None];
-    let mut evaluations = 0u64;
+    // Evaluations made, and those of the levels taken so far (fewer when later levels were
+    // evaluated ahead and not reached).
+    let (mut evaluations, mut used) = (0u64, 0u64);
+    let mut ahead: Vec<Ahead<T>> = Vec::new();
+    // What a run may evaluate at most, one level a call or joined: every node of every level
+    // (level k ≥ 1 has at most (t_left + t_right) 2^(k-1) + 2, level 0 t_left + t_right + 3),
+    // twice over for the joined ones not taken.
+    let run_at_most = {
+        let (t_left, t_right) = transform.t_range::<T>();
+        let nodes = (t_left + t_right + 4.0) * precision::ldexp(1.0, last_level as i32);
+        2 * (nodes as u64 + 3 * (u64::from(last_level) + 1))
+    };
     let levels = last_level as usize + 1;
     let mut stages = Vec::with_capacity(levels);
     let mut table: Vec<Vec<T>> = Vec::with_capacity(levels);
@@ -436,7 +473,10 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
         };
         let centered = usize::from(nodes.center.is_some());
         let count = centered + right_nodes.len() + left_nodes.len();
-        if evaluations + count as u64 > options.max_evaluations {
+        let prefetched = ahead.first().is_some_and(|a| a.level == level);
+        if used + count as u64 > options.max_evaluations
+            || (!prefetched && evaluations + count as u64 > options.max_evaluations)
+        {
             break;
         }
 
@@ -446,16 +486,73 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
         if points.capacity() < count {
             points.reserve(2 * count);
         }
-        if let Some(c) = nodes.center {
-            points.push(placement.right(c.offset));
-        }
-        points.extend(right_nodes.iter().map(|n| placement.right(n.offset)));
-        points.extend(left_nodes.iter().map(|n| placement.left(n.offset)));
-        let device = backend.device_for_points::<T, F>(f, count);
-        let values = timed(&mut stages, level, count as u64, device, || {
-            backend.evaluate(f, &points)
-        })?;
-        evaluations += count as u64;
+        let values = if prefetched {
+            // Evaluated ahead: this level's nodes are the first of those evaluated then.
+            let a = ahead.remove(0);
+            let (r, l) = (right_nodes.len(), left_nodes.len());
+            points.extend_from_slice(&a.points[..r]);
+            points.extend_from_slice(&a.points[a.right..a.right + l]);
+            let mut values = Vec::with_capacity(count);
+            values.extend_from_slice(&a.values[..r]);
+            values.extend_from_slice(&a.values[a.right..a.right + l]);
+            values
+        } else {
+            if let Some(c) = nodes.center {
+                points.push(placement.right(c.offset));
+            }
+            points.extend(right_nodes.iter().map(|n| placement.right(n.offset)));
+            points.extend(left_nodes.iter().map(|n| placement.left(n.offset)));
+            // Where a call costs about as much as many points, the next levels join it, each
+            // with every node its sides could still take (they only ever take fewer). Only
+            // while the evaluation cap could not stop the run even then, so that it stops where
+            // one level a call would: the same levels, the same bits.
+            let room = if options.max_evaluations >= evaluations.saturating_add(run_at_most) {
+                backend.points_per_call::<T, F>(f)
+            } else {
+                0
+            };
+            let mut joined = Vec::new();
+            for next in level + 1..=last_level {
+                let later = nodes::level::<T>(transform, next);
+                let later_left = if transform.symmetric() {
+                    &later.right
+                } else {
+                    &later.left
+                };
+                let steps = next - level;
+                let (r, l) = (
+                    right.at_most(later.right.len(), steps),
+                    left.at_most(later_left.len(), steps),
+                );
+                let total = points.len() + r + l;
+                if total > room {
+                    break;
+                }
+                points.extend(later.right[..r].iter().map(|n| placement.right(n.offset)));
+                points.extend(later_left[..l].iter().map(|n| placement.left(n.offset)));
+                joined.push((next, r, l));
+            }
+            let batch = points.len();
+            let device = backend.device_for_points::<T, F>(f, batch);
+            let mut values = timed(&mut stages, level, batch as u64, device, || {
+                backend.evaluate(f, &points)
+            })?;
+            evaluations += batch as u64;
+            let mut start = count;
+            for (next, r, l) in joined {
+                ahead.push(Ahead {
+                    level: next,
+                    right: r,
+                    points: points[start..start + r + l].to_vec(),
+                    values: values[start..start + r + l].to_vec(),
+                });
+                start += r + l;
+            }
+            points.truncate(count);
+            values.truncate(count);
+            values
+        };
+        used += count as u64;
 
         let mut sum = T::zero().to_accumulator();
         let mut abs = 0.0f64;
