@@ -603,9 +603,9 @@ template <int N> __device__ __forceinline__ void fxa_with_pi_2(hpq_u64 *w, bool 
 }
 
 // The angle of (x, y) (of (-x, y) when x_negative) for finite x, y > 0, the integer limb at N,
-// or false below min_ratio or for a subnormal larger argument (angle).
+// or false where the smaller over the larger is below 1/limit (angle).
 template <int N>
-__device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool x_negative, double min_ratio,
+__device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool x_negative, double limit,
                                           hpq_u64 *w) {
     bool swap = y[0] > x[0];
     double num[N], den[N];
@@ -614,8 +614,11 @@ __device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool
         num[l] = swap ? x[l] : y[l];
         den[l] = swap ? y[l] : x[l];
     }
-    if (!(den[0] >= HPQ_F64_MIN_POSITIVE && num[0] >= den[0] * min_ratio)) return false;
-    int k = (int)(((hpq_u64)__double_as_longlong(den[0]) >> 52) & 0x7ff) - 1020;
+    if (!(num[0] * limit >= den[0])) return false;
+    // k = floor(log2 den[0]) + 3, subnormal den[0] included.
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(den[0]);
+    int e = (int)((bits >> 52) & 0x7ff);
+    int k = e != 0 ? e - 1020 : -1008 - __clzll((long long)(bits & 0x000fffffffffffffULL));
     hpq_u64 wx[5], wy[5];
 #pragma unroll
     for (int l = 0; l < 5; ++l) {
@@ -643,7 +646,7 @@ __device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool
 // atan2(y, x) for y > 0 in fixed point, |y| and |x| finite and nonzero (atan2_qd, atan2_dd).
 __device__ __forceinline__ bool fxa_atan2(qd_t y, qd_t x, bool x_negative, qd_t &z) {
     hpq_u64 w[5];
-    if (!fxa_angle<4>(y.x, x.x, x_negative, HPQ_QD_MIN_RATIO, w)) return false;
+    if (!fxa_angle<4>(y.x, x.x, x_negative, HPQ_QD_RATIO_LIMIT, w)) return false;
     int p = w[4] != 0 ? 319 - __clzll((long long)w[4]) : 255 - __clzll((long long)w[3]);
     double c[5];
 #pragma unroll
@@ -654,7 +657,7 @@ __device__ __forceinline__ bool fxa_atan2(qd_t y, qd_t x, bool x_negative, qd_t 
 __device__ __forceinline__ bool fxa_atan2(dd_t y, dd_t x, bool x_negative, dd_t &z) {
     hpq_u64 w[5];
     double yc[2] = {y.hi, y.lo}, xc[2] = {x.hi, x.lo};
-    if (!fxa_angle<2>(yc, xc, x_negative, HPQ_DD_MIN_RATIO, w)) return false;
+    if (!fxa_angle<2>(yc, xc, x_negative, HPQ_DD_RATIO_LIMIT, w)) return false;
     int p = w[2] != 0 ? 191 - __clzll((long long)w[2]) : 127 - __clzll((long long)w[1]);
     double c0 = fx_chunk_scaled<3>(w, p - 52, 53, -128);
     double c1 = fx_chunk_scaled<3>(w, p - 105, 53, -128);

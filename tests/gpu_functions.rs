@@ -160,6 +160,12 @@ fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
     // the two thresholds, arguments next to the table points j/2^8 + i/2^16 and their inverses
     // (where the guesses in doubles are one off and corrected), asin and acos over [-1, 1], near
     // ±1 and near 0, atan2 in every quadrant.
+    // A double as T, its lower limbs zero.
+    fn lead<T: HostFunctions>(v: f64) -> T {
+        let mut limbs = vec![0.0; <T as hpquad::gpu::GpuReal>::LIMBS];
+        limbs[0] = v;
+        T::from_limbs(&limbs)
+    }
     let signed = |rng: &mut StdRng, v: f64| if rng.gen_bool(0.5) { -v } else { v };
     let near_table = |rng: &mut StdRng| {
         let c = rng.gen_range(0..=256) as f64 / 256.0 + rng.gen_range(0..=256) as f64 / 65536.0;
@@ -202,6 +208,26 @@ fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
         report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
     }
     let (mut a, mut b) = (Vec::with_capacity(M), Vec::with_capacity(M));
+    // The thresholds exactly, diagonals, the ends of the exponent range (subnormal pairs too).
+    let (t, d, e) = (2f64.powi(-24), 2f64.powi(-12), f64::EPSILON);
+    for (y, x) in [
+        (1.0, 1.0),
+        (t, 1.0),
+        (t * (1.0 - e), 1.0),
+        (d, 1.0),
+        (d * (1.0 - e), 1.0),
+        (1.0 + e, 1.0),
+        (3e300, 1e300),
+        (1e-308, 3e-310),
+        (4e-320, 6e-320),
+        (f64::MAX, f64::MAX / 3.0),
+    ] {
+        for (sy, sx) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+            let (ty, tx) = (lead::<T>(sy * y), lead::<T>(sx * x));
+            a.extend([ty, tx]);
+            b.extend([tx, ty]);
+        }
+    }
     while a.len() < M {
         let x = rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-30..30));
         let x = signed(&mut rng, x);

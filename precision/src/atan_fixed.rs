@@ -572,10 +572,11 @@ const ATAN_SERIES: [[u64; 4]; 7] = [
     [0x13b13b13b13b13b1, 0x000000000000013b, 0x0000000000000000, 0x0000000000000000],
 ];
 
-/// The smallest ratio of the smaller argument to the larger that the fixed-point path takes for
-/// qd (2^-24) and dd (2^-12): from there the angle is large enough for its absolute error.
-pub(crate) const QD_MIN_RATIO: f64 = 5.960464477539063e-8;
-pub(crate) const DD_MIN_RATIO: f64 = 0.000244140625;
+/// The inverse of the smallest ratio of the smaller argument to the larger that the fixed-point
+/// path takes, for qd (2^24) and dd (2^12): from there the angle is large enough for its absolute
+/// error. (The smaller times it is compared with the larger, which cannot underflow.)
+pub(crate) const QD_RATIO_LIMIT: f64 = 16777216.0;
+pub(crate) const DD_RATIO_LIMIT: f64 = 4096.0;
 
 /// `atan t` for a fraction `0 <= t < 2^-16 (1 + 2^-30)`, per limb count.
 type Series<const N: usize> = fn([u64; N]) -> [u64; N];
@@ -716,7 +717,8 @@ fn theta<const N: usize>(
     let (j, a1, b1) = turn(x, y, ((ratio * 256.0) as u64).min(256), 8);
     // b1/a1 from their top limbs (b1 to 2^-64 absolute, a1 >= 1/8): the guess is off by at
     // most one, and only next to an integer.
-    let guess = (b1[N - 1] as f64 / a1[N - 1] as f64 * 65536.0) as u64;
+    // (Both below 2^63: converted as signed integers, one instruction each, the same values.)
+    let guess = (b1[N - 1] as i64 as f64 / a1[N - 1] as i64 as f64 * 65536.0) as u64;
     let (i, a2, b2) = turn(&a1, &b1, guess.min(256), 16);
     let t = quotient(&a2, &b2, terms);
     let tables = add(top::<N>(&ATAN_J256[j]), top::<N>(&ATAN_I65536[i])).0;
@@ -747,14 +749,13 @@ fn with_pi_2<const N: usize>(w: &mut Wide, subtract: bool) {
 }
 
 /// The angle of the point `(x, y)` (of `(-x, y)` when `x_negative`) for finite `x, y > 0`, with
-/// the integer limb N, or `None` when the smaller over the larger is below `min_ratio` or the
-/// larger is subnormal.
+/// the integer limb N, or `None` when the smaller over the larger is below `1/limit`.
 #[inline(always)]
 fn angle<const N: usize>(
     y: &[f64; N],
     x: &[f64; N],
     x_negative: bool,
-    min_ratio: f64,
+    limit: f64,
     series: Series<N>,
     terms: usize,
 ) -> Option<Wide> {
@@ -762,11 +763,18 @@ fn angle<const N: usize>(
     // so the quotient is at most 1 + 2^-52).
     let swap = y[0] > x[0];
     let (num, den) = if swap { (x, y) } else { (y, x) };
-    if !(den[0] >= f64::MIN_POSITIVE && num[0] >= den[0] * min_ratio) {
+    // (Never NaN here: the callers take NaN, zeros and infinities first.)
+    if num[0] * limit < den[0] {
         return None;
     }
-    // den[0] 2^-k in [1/8, 1/4).
-    let k = ((den[0].to_bits() >> 52) & 0x7ff) as i32 - 1020;
+    // den[0] 2^-k in [1/8, 1/4): k = floor(log2 den[0]) + 3, subnormal den[0] included.
+    let bits = den[0].to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let k = if e != 0 {
+        e - 1020
+    } else {
+        -1008 - (bits & 0x000f_ffff_ffff_ffff).leading_zeros() as i32
+    };
     let (mut wx, mut wy): (Wide, Wide) = ([0; 5], [0; 5]);
     for l in 0..N {
         add_scaled::<N>(&mut wx, den[l], k);
@@ -792,9 +800,9 @@ fn angle<const N: usize>(
 
 /// `atan2(y, x)` for `y > 0` and `x` of the sign given (`x_negative`), the components of |y| and
 /// |x| finite and nonzero: the angle in (0, π) as a quad-double, or `None` where the smaller of
-/// |y|, |x| is below 2^-24 times the larger (or the larger is subnormal).
+/// |y|, |x| is below 2^-24 times the larger.
 pub(crate) fn atan2_qd(y: &[f64; 4], x: &[f64; 4], x_negative: bool) -> Option<Qd> {
-    let w = angle::<4>(y, x, x_negative, QD_MIN_RATIO, series_4, 4)?;
+    let w = angle::<4>(y, x, x_negative, QD_RATIO_LIMIT, series_4, 4)?;
     // w in [2^-25, π): five pieces of 53 bits from its leading bit.
     let p = if w[4] != 0 {
         319 - w[4].leading_zeros()
@@ -807,7 +815,7 @@ pub(crate) fn atan2_qd(y: &[f64; 4], x: &[f64; 4], x_negative: bool) -> Option<Q
 
 /// The same for double-doubles, `None` below the ratio 2^-12.
 pub(crate) fn atan2_dd(y: &[f64; 2], x: &[f64; 2], x_negative: bool) -> Option<Dd> {
-    let w = angle::<2>(y, x, x_negative, DD_MIN_RATIO, series_2, 2)?;
+    let w = angle::<2>(y, x, x_negative, DD_RATIO_LIMIT, series_2, 2)?;
     let v = [w[0], w[1], w[2]];
     let p = if v[2] != 0 {
         191 - v[2].leading_zeros()

@@ -268,6 +268,45 @@ fn atan2_quadrants<T: Trig>() {
         max.record(&got, &want, || format!("atan2({y:?}, {x:?})"));
     }
     max.assert_below_pow2(T::BOUND);
+    // The edges of the fixed-point path: exact thresholds and diagonals, magnitudes at the ends
+    // of the exponent range (one argument subnormal, or both), every sign.
+    let mut max = MaxError::new(format!("{} atan2 edge cases", T::NAME));
+    let t = 2f64.powi(-24);
+    let d = 2f64.powi(-12);
+    let edges = [
+        (1.0, 1.0),
+        (t, 1.0),
+        (t * (1.0 - f64::EPSILON), 1.0),
+        (d, 1.0),
+        (d * (1.0 - f64::EPSILON), 1.0),
+        (1.0, t),
+        (1.0, d),
+        (1.0 + f64::EPSILON, 1.0),
+        (1.0, 1.0 + f64::EPSILON),
+        (3e300, 1e300),
+        (1e300, 7e307),
+        (1e-300, 3e-300),
+        (2.5e-310, 1e-308),
+        (1e-308, 3e-310),
+        (4e-320, 6e-320),
+        (f64::MAX, f64::MAX / 3.0),
+        (f64::MIN_POSITIVE, f64::MIN_POSITIVE * 1.5),
+    ];
+    for (a, b) in edges {
+        for (sy, sx) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+            let (y, x) = (T::lead(sy * a), T::lead(sx * b));
+            let got = y.atan2(x).to_mpfr();
+            let want = y.to_mpfr().atan2(&x.to_mpfr());
+            max.record(&got, &want, || format!("atan2({y:?}, {x:?})"));
+            if sx > 0.0 {
+                let q = T::from_mpfr(&(y.to_mpfr() / x.to_mpfr()));
+                max.record(&q.atan().to_mpfr(), &q.to_mpfr().atan(), || {
+                    format!("atan({q:?})")
+                });
+            }
+        }
+    }
+    max.assert_below_pow2(T::BOUND);
     // Ratios near 1 and near the fixed-point path's lower end (2^-24 qd, 2^-12 dd), every
     // quadrant.
     let mut max = MaxError::new(format!("{} atan2 |y/x| in 2^[-26,26)", T::NAME));

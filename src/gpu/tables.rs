@@ -65,8 +65,8 @@ const SCALARS: [(&str, &str, &str); 10] = [
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
     (EXP_LOG_RS, "POWF_DD_Y", "HPQ_POWF_DD_Y"),
-    (ATAN_FIXED_RS, "QD_MIN_RATIO", "HPQ_QD_MIN_RATIO"),
-    (ATAN_FIXED_RS, "DD_MIN_RATIO", "HPQ_DD_MIN_RATIO"),
+    (ATAN_FIXED_RS, "QD_RATIO_LIMIT", "HPQ_QD_RATIO_LIMIT"),
+    (ATAN_FIXED_RS, "DD_RATIO_LIMIT", "HPQ_DD_RATIO_LIMIT"),
 ];
 
 /// The exact C99 hexadecimal literal of a finite double (`0x1.921fb54442d18p+1`), or the
