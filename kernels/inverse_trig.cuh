@@ -1,8 +1,9 @@
 // atan, atan2, asin and acos for dd_t and qd_t, written once as templates.
 // Twin of precision/src/inverse_trig.rs, function for function and operation for operation:
-//   atan_series <-> atan_series    atan_nonnegative <-> atan_nonnegative
+//   atan_series <-> atan_series    fxa_atan2 <-> angle_fixed    atan_nonnegative <-> atan_nonnegative
 //   hpq_atan, hpq_atan2, hpq_asin, hpq_acos <-> atan, atan2, asin, acos    cofunction
-// A table of atan(j/128) and a short odd series (Muller, "Elementary Functions", 6.2);
+// The angle in fixed point (trig.cuh's fxa_*, twin of atan_fixed.rs) where the smaller coordinate
+// is at least 2^-24 (qd) or 2^-12 (dd) times the larger; below, the odd series of the quotient.
 // asin and acos through atan2 and sqrt((1 - x)(1 + x)).
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
@@ -18,28 +19,16 @@ template <class T> __device__ __forceinline__ T atan_series(T t) {
 // atan a for a >= 0 (not NaN), including +inf.
 template <class T> __device__ __noinline__ T atan_nonnegative(T a) {
     typedef expansion<T> E;
-    typedef trig_params<T> P;
     double a0 = hi(a);
-    if (a0 <= 1.0 && a <= 1.0) {
-        double j = round(a0 * 128.0);
-        if (j == 0.0) {
-            return atan_series(a);
-        }
-        double c = j / 128.0;
-        T t = (a - c) / (a * c + 1.0);
-        return P::from_table(HPQ_ATAN_TABLE + 4 * (int)j) + atan_series(t);
+    if (isfinite(a0) && a0 > 0.0) {
+        T z;
+        if (fxa_atan2(a, E::one(), false, z)) return z;
     }
-    // atan a = pi/2 - atan(1/a), with (1/a - c)/(1 + c/a) = (1 - a c)/(a + c).
-    double j = round(128.0 / a0);
-    T inner;
-    if (j == 0.0) {
-        inner = atan_series(E::recip(a));
-    } else {
-        double c = j / 128.0;
-        T t = (E::one() - a * c) / (a + c);
-        inner = P::from_table(HPQ_ATAN_TABLE + 4 * (int)j) + atan_series(t);
+    // Below 2^-24 (qd) or 2^-12 (dd), or above the inverse, or +inf.
+    if (a0 <= 1.0) {
+        return atan_series(a);
     }
-    return E::frac_pi_2() - inner;
+    return E::frac_pi_2() - atan_series(E::recip(a));
 }
 
 // atan with the special values of f64: +-0, +-pi/2 for +-inf, NaN.
@@ -77,6 +66,9 @@ template <class T> __device__ __forceinline__ T hpq_atan2(T y, T x) {
         z = E::frac_pi_2();
     } else if (x_inf) {
         z = E::zero();
+    } else if (fxa_atan2(ay, ax, x_negative, z)) {
+        // The quadrant is in z already.
+        return y_negative ? -z : z;
     } else if (ay <= ax) {
         z = atan_nonnegative(ay / ax);
     } else {

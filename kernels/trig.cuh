@@ -11,6 +11,8 @@
 // step: add_pi_2, at_least_pi_2, reduce, series_4, series_2, sin_cos_theta, sin_cos_fixed,
 // assemble, sin_cos_qd, sin_cos_dd; fraction_to_qd/dd are in fixed.cuh) and falls back to the above
 // where it declines (|x| outside [2^-24, 2^50), or a result below 2^-24 (qd) or 2^-12 (dd)).
+// At the end, the fixed-point atan of precision/src/atan_fixed.rs (fxa_*), which
+// inverse_trig.cuh calls.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
@@ -437,4 +439,231 @@ template <class T> __device__ __forceinline__ T hpq_tan(T x) {
     T s, c;
     hpq_sin_cos(x, s, c);
     return s / c;
+}
+
+// ---- atan in fixed point: twin of precision/src/atan_fixed.rs ----------------------------------
+// fxa_* step for step: add_scaled, mul_limb, turn, quotient, series_4, series_2, theta,
+// with_pi_2, angle, atan2_qd, atan2_dd. inverse_trig.cuh calls fxa_atan2.
+
+// Adds c 2^-k to w, truncated to the unit 2^-64N, subnormal c included (add_scaled).
+template <int N> __device__ __forceinline__ void fxa_add_scaled(hpq_u64 *w, double c, int k) {
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
+    int e = (int)((bits >> 52) & 0x7ff);
+    hpq_u64 m = bits & 0x000fffffffffffffULL;
+    // A subnormal has no hidden bit and the exponent of the smallest normal.
+    if (e == 0) {
+        e = 1;
+    } else {
+        m |= 0x0010000000000000ULL;
+    }
+    int s = e - 1075 - k + 64 * N;
+    if (m == 0 || s <= -53) return;
+    if (s < 0) {
+        m >>= -s;
+        s = 0;
+    }
+    int o = s % 64;
+    hpq_u64 lo = m << o;
+    hpq_u64 hi = o > 0 ? m >> (64 - o) : 0ULL;
+    if ((bits >> 63) == 0) {
+        fx_add_at<N>(w, s / 64, lo, hi);
+    } else {
+        fx_sub_at<N>(w, s / 64, lo, hi);
+    }
+}
+
+// floor(v c / 2^shift) for a fraction v, an integer c and 0 < shift < 64 (mul_limb): the N + 1
+// limbs of v c, then the N limbs from bit shift up.
+template <int N> __device__ __forceinline__ void fxa_mul_limb(const hpq_u64 *v, hpq_u64 c, int shift, hpq_u64 *r) {
+    hpq_u64 p[N + 1];
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int l = 0; l < N; ++l) {
+        hpq_u64 lo = v[l] * c;
+        hpq_u64 hi = __umul64hi(v[l], c);
+        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(carry));
+        p[l] = lo;
+        carry = hi;
+    }
+    p[N] = carry;
+#pragma unroll
+    for (int l = 0; l < N; ++l) r[l] = (p[l] >> shift) | (p[l + 1] << (64 - shift));
+}
+
+// One table step (turn): (a, b) turned by -atan(c/2^shift), c lowered from the guess while the
+// new b is negative; returns c. a1, b1 must not be a or b.
+template <int N>
+__device__ __forceinline__ int fxa_turn(const hpq_u64 *a, const hpq_u64 *b, hpq_u64 guess, int shift, hpq_u64 *a1,
+                                        hpq_u64 *b1) {
+    hpq_u64 c = guess;
+    while (true) {
+        hpq_u64 t[N];
+        fxa_mul_limb<N>(b, c, shift, t);
+        fx_add<N>(a, t, a1);
+        fxa_mul_limb<N>(a, c, shift, t);
+        fx_sub<N>(b, t, b1);
+        if ((b1[N - 1] >> 63) == 0 || c == 0) return (int)c;
+        c -= 1;
+    }
+}
+
+// t = b/a for a in [1/8, 1/2), 0 <= b < 2^-15 a, with terms powers of e = 1 - a y (quotient).
+template <int N> __device__ __forceinline__ void fxa_quotient(const hpq_u64 *a, const hpq_u64 *b, int terms, hpq_u64 *t) {
+    double d = fx_chunk<N>(a, 64 * N - 54, 53);
+    double y = __longlong_as_double(__double_as_longlong(1.0 / d) - 16);
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(y);
+    hpq_u64 m = (bits & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
+    int shift = 1075 - (int)((bits >> 52) & 0x7ff);
+    hpq_u64 ay[N], e[N], u[N], zero[N], p[N], q[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) zero[i] = 0;
+    fxa_mul_limb<N>(a, m, shift, ay);
+    fx_sub<N>(zero, ay, e);
+    fxa_mul_limb<N>(b, m, shift, u);
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = e[i];
+    for (int n = 1; n < terms; ++n) {
+        fx_mul<N, 0>(e, p, q);
+        fx_add<N>(e, q, p);
+    }
+    fx_mul<N, 0>(u, p, q);
+    fx_add<N>(u, q, t);
+}
+
+// atan t for 0 <= t < 2^-16 (1 + 2^-30), four limbs (series_4).
+__device__ __forceinline__ void fxa_series_4(const hpq_u64 *t, hpq_u64 *out) {
+    hpq_u64 s[4], v[4], p[4], q[4];
+    fx_shl<4>(t, 15, s);
+    fx_mul<4, 0>(s, s, v);
+    fx_top<4>(HPQ_ATAN_SERIES + 4 * 6, p);
+    fx_mul<4, 2>(v, p, q);
+    fx_sub<4>(HPQ_ATAN_SERIES + 4 * 5, q, p);
+    fx_mul<4, 2>(v, p, q);
+    fx_sub<4>(HPQ_ATAN_SERIES + 4 * 4, q, p);
+    fx_mul<4, 1>(v, p, q);
+    fx_sub<4>(HPQ_ATAN_SERIES + 4 * 3, q, p);
+    fx_mul<4, 1>(v, p, q);
+    fx_sub<4>(HPQ_ATAN_SERIES + 4 * 2, q, p);
+    fx_mul<4, 0>(v, p, q);
+    fx_sub<4>(HPQ_ATAN_SERIES + 4 * 1, q, p);
+    fx_mul<4, 0>(v, p, q);
+    fx_mul<4, 0>(t, q, p);
+    fx_sub<4>(t, p, out);
+}
+
+// The same to k = 3, two limbs (series_2).
+__device__ __forceinline__ void fxa_series_2(const hpq_u64 *t, hpq_u64 *out) {
+    hpq_u64 s[2], v[2], p[2], q[2], k[2];
+    fx_shl<2>(t, 15, s);
+    fx_mul<2, 0>(s, s, v);
+    fx_top<2>(HPQ_ATAN_SERIES + 4 * 3, p);
+    fx_mul<2, 1>(v, p, q);
+    fx_top<2>(HPQ_ATAN_SERIES + 4 * 2, k);
+    fx_sub<2>(k, q, p);
+    fx_mul<2, 0>(v, p, q);
+    fx_top<2>(HPQ_ATAN_SERIES + 4 * 1, k);
+    fx_sub<2>(k, q, p);
+    fx_mul<2, 0>(v, p, q);
+    fx_mul<2, 0>(t, q, p);
+    fx_sub<2>(t, p, out);
+}
+
+// theta = atan(Y/X) for X in [1/8, 1/4), 0 <= Y <= X (1 + 2^-52) (theta).
+template <int N> __device__ __forceinline__ void fxa_theta(const hpq_u64 *x, const hpq_u64 *y, double ratio, hpq_u64 *th) {
+    hpq_u64 a1[N], b1[N], a2[N], b2[N], t[N], s[N], tj[N], ti[N];
+    hpq_u64 g = (hpq_u64)(ratio * 256.0);
+    int j = fxa_turn<N>(x, y, g < 256ULL ? g : 256ULL, 8, a1, b1);
+    hpq_u64 g2 = (hpq_u64)((double)b1[N - 1] / (double)a1[N - 1] * 65536.0);
+    int i = fxa_turn<N>(a1, b1, g2 < 256ULL ? g2 : 256ULL, 16, a2, b2);
+    fxa_quotient<N>(a2, b2, N == 4 ? 4 : 2, t);
+    if constexpr (N == 4) {
+        fxa_series_4(t, s);
+    } else {
+        fxa_series_2(t, s);
+    }
+    fx_top<N>(HPQ_ATAN_J256 + 4 * j, tj);
+    fx_top<N>(HPQ_ATAN_I65536 + 4 * i, ti);
+    fx_add<N>(tj, ti, tj);
+    fx_add<N>(tj, s, th);
+}
+
+// w = pi/2 - w (subtract) or w = pi/2 + w over the N + 1 limbs of w (with_pi_2).
+template <int N> __device__ __forceinline__ void fxa_with_pi_2(hpq_u64 *w, bool subtract) {
+    hpq_u64 p[N + 1];
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = HPQ_PI_2_FIX[5 - N + i];
+    p[N] = 1;
+    if (subtract) {
+        fx_sub_n<N + 1>(p, w);
+#pragma unroll
+        for (int i = 0; i <= N; ++i) w[i] = p[i];
+    } else {
+        fx_add_n<N + 1>(w, p);
+    }
+}
+
+// The angle of (x, y) (of (-x, y) when x_negative) for finite x, y > 0, the integer limb at N,
+// or false where the smaller over the larger is below 1/limit (angle).
+template <int N>
+__device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool x_negative, double limit,
+                                          hpq_u64 *w) {
+    bool swap = y[0] > x[0];
+    double num[N], den[N];
+#pragma unroll
+    for (int l = 0; l < N; ++l) {
+        num[l] = swap ? x[l] : y[l];
+        den[l] = swap ? y[l] : x[l];
+    }
+    if (!(num[0] * limit >= den[0])) return false;
+    // k = floor(log2 den[0]) + 3, subnormal den[0] included.
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(den[0]);
+    int e = (int)((bits >> 52) & 0x7ff);
+    int k = e != 0 ? e - 1020 : -1008 - __clzll((long long)(bits & 0x000fffffffffffffULL));
+    hpq_u64 wx[5], wy[5];
+#pragma unroll
+    for (int l = 0; l < 5; ++l) {
+        wx[l] = 0;
+        wy[l] = 0;
+    }
+#pragma unroll
+    for (int l = 0; l < N; ++l) {
+        fxa_add_scaled<N>(wx, den[l], k);
+        fxa_add_scaled<N>(wy, num[l], k);
+    }
+    hpq_u64 th[N];
+    fxa_theta<N>(wx, wy, num[0] / den[0], th);
+#pragma unroll
+    for (int l = 0; l < 5; ++l) w[l] = l < N ? th[l] : 0ULL;
+    if (swap) fxa_with_pi_2<N>(w, true);
+    if (x_negative) {
+        // pi - w = pi/2 + (pi/2 - w).
+        fxa_with_pi_2<N>(w, true);
+        fxa_with_pi_2<N>(w, false);
+    }
+    return true;
+}
+
+// atan2(y, x) for y > 0 in fixed point, |y| and |x| finite and nonzero (atan2_qd, atan2_dd).
+__device__ __forceinline__ bool fxa_atan2(qd_t y, qd_t x, bool x_negative, qd_t &z) {
+    hpq_u64 w[5];
+    if (!fxa_angle<4>(y.x, x.x, x_negative, HPQ_QD_RATIO_LIMIT, w)) return false;
+    int p = w[4] != 0 ? 319 - __clzll((long long)w[4]) : 255 - __clzll((long long)w[3]);
+    double c[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk_scaled<5>(w, p - 52 - 53 * k, 53, -256);
+    z = qd_renormalise<5>(c);
+    return true;
+}
+__device__ __forceinline__ bool fxa_atan2(dd_t y, dd_t x, bool x_negative, dd_t &z) {
+    hpq_u64 w[5];
+    double yc[2] = {y.hi, y.lo}, xc[2] = {x.hi, x.lo};
+    if (!fxa_angle<2>(yc, xc, x_negative, HPQ_DD_RATIO_LIMIT, w)) return false;
+    int p = w[2] != 0 ? 191 - __clzll((long long)w[2]) : 127 - __clzll((long long)w[1]);
+    double c0 = fx_chunk_scaled<3>(w, p - 52, 53, -128);
+    double c1 = fx_chunk_scaled<3>(w, p - 105, 53, -128);
+    double c2 = fx_chunk_scaled<3>(w, p - 158, 53, -128);
+    double hi_, lo_;
+    quick_two_sum(c0, c1 + c2, hi_, lo_);
+    z = dd_make(hi_, lo_);
+    return true;
 }

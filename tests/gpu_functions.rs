@@ -105,7 +105,7 @@ fn gpu_qd_functions_match_the_host_bit_for_bit() {
 /// ln2/2, its series below; sinh and tanh through it, ln_1p's Newton steps through it), and
 /// powf with non-integer exponents (dd: `powf_dd` for |y| < 128, the qd route beyond): x in
 /// 2^[-60, 60) with |y| <= 130, the benchmark's x in [1/3, 2/3] with y in [1/14, 3/14], and
-/// |y ln x| up to 700.
+/// |y ln x| up to 700; atan, asin, acos and atan2 over the paths of atan_fixed.rs and around them.
 fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
@@ -153,6 +153,102 @@ fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
         .collect();
     let dev = gpu.function2(Func2::Pow, &a, &b).expect("device function");
     let name = "powf non-integer y".to_string();
+    let ag = compare(&name, &a, &|i| format!("{:?}", b[i].limbs()), &host, &dev);
+    report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
+    // atan, asin, acos and atan2 in fixed point (atan_fixed.rs): quotients over [2^-30, 2^30)
+    // (the fixed point from 2^-24 (qd) or 2^-12 (dd), the series below, the complement above),
+    // the two thresholds, arguments next to the table points j/2^8 + i/2^16 and their inverses
+    // (where the guesses in doubles are one off and corrected), asin and acos over [-1, 1], near
+    // ±1 and near 0, atan2 in every quadrant.
+    // A double as T, its lower limbs zero.
+    fn lead<T: HostFunctions>(v: f64) -> T {
+        let mut limbs = vec![0.0; <T as hpquad::gpu::GpuReal>::LIMBS];
+        limbs[0] = v;
+        T::from_limbs(&limbs)
+    }
+    let signed = |rng: &mut StdRng, v: f64| if rng.gen_bool(0.5) { -v } else { v };
+    let near_table = |rng: &mut StdRng| {
+        let c = rng.gen_range(0..=256) as f64 / 256.0 + rng.gen_range(0..=256) as f64 / 65536.0;
+        let d = rng.gen_range(-1.0..1.0) * 2f64.powi(-rng.gen_range(36..60));
+        let v = c + d;
+        if v > 0.0 && rng.gen_bool(0.5) {
+            1.0 / v
+        } else {
+            v
+        }
+    };
+    for f in [Func::Atan, Func::Asin, Func::Acos] {
+        let a: Vec<T> = (0..M)
+            .map(|k| {
+                let m: f64 = rng.gen_range(1.0..2.0);
+                let v = match (f, k % 3) {
+                    (Func::Atan, 0) => m * 2f64.powi(rng.gen_range(-30..30)),
+                    (Func::Atan, 1) => near_table(&mut rng),
+                    (Func::Atan, _) => {
+                        let e = if rng.gen_bool(0.5) { -24 } else { -12 };
+                        let v = m * 2f64.powi(e + rng.gen_range(-2..2));
+                        if rng.gen_bool(0.5) {
+                            1.0 / v
+                        } else {
+                            v
+                        }
+                    }
+                    (_, 0) => rng.gen_range(0.0..1.0),
+                    (_, 1) => 1.0 - m * 2f64.powi(-rng.gen_range(2..60)),
+                    _ => m * 2f64.powi(rng.gen_range(-30..0)),
+                };
+                let v = signed(&mut rng, v);
+                T::with_tail(&mut rng, v)
+            })
+            .collect();
+        let host: Vec<T> = a.par_iter().map(|&x| T::unary(f, x)).collect();
+        let dev = gpu.function(f, &a).expect("device function");
+        let name = format!("{} fixed-point paths", mirror_name(f).expect("a kernel"));
+        let ag = compare(&name, &a, &|_| String::new(), &host, &dev);
+        report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
+    }
+    let (mut a, mut b) = (Vec::with_capacity(M), Vec::with_capacity(M));
+    // The thresholds exactly, diagonals, the ends of the exponent range (subnormal pairs too).
+    let (t, d, e) = (2f64.powi(-24), 2f64.powi(-12), f64::EPSILON);
+    for (y, x) in [
+        (1.0, 1.0),
+        (t, 1.0),
+        (t * (1.0 - e), 1.0),
+        (d, 1.0),
+        (d * (1.0 - e), 1.0),
+        (1.0 + e, 1.0),
+        (3e300, 1e300),
+        (1e-308, 3e-310),
+        (4e-320, 6e-320),
+        (f64::MAX, f64::MAX / 3.0),
+    ] {
+        for (sy, sx) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+            let (ty, tx) = (lead::<T>(sy * y), lead::<T>(sx * x));
+            a.extend([ty, tx]);
+            b.extend([tx, ty]);
+        }
+    }
+    while a.len() < M {
+        let x = rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-30..30));
+        let x = signed(&mut rng, x);
+        let r = match rng.gen_range(0..3) {
+            0 => rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-28..28)),
+            1 => near_table(&mut rng),
+            _ => rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-26..-22)),
+        };
+        let y = signed(&mut rng, x.abs() * r);
+        a.push(T::with_tail(&mut rng, y));
+        b.push(T::with_tail(&mut rng, x));
+    }
+    let host: Vec<T> = a
+        .par_iter()
+        .zip(b.par_iter())
+        .map(|(&y, &x)| T::binary(Func2::Atan2, y, x))
+        .collect();
+    let dev = gpu
+        .function2(Func2::Atan2, &a, &b)
+        .expect("device function");
+    let name = "atan2 fixed-point paths".to_string();
     let ag = compare(&name, &a, &|i| format!("{:?}", b[i].limbs()), &host, &dev);
     report.push((name, ag.identical, ag.total, ag.max_ulps, ag.first_mismatch));
     report

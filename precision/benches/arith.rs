@@ -13,6 +13,11 @@
 //!
 //! sin and cos follow the same pattern without `qd::Double`, which has no trigonometry.
 //!
+//! atan, atan2 and asin (`inverse`): the throughput form only, over the inputs of
+//! bench/arith's comparison with Arb (1024 numbers in [1/3, 2/3] and 1024 in [1/14, 3/14];
+//! atan2 of the second over the first; asin of both), for Dd, Qd and MPFR at 212 bits. Run
+//! them alone with `cargo bench -p hpquad-precision --bench arith -- atan` (or `asin`).
+//!
 //! Run: `cargo bench -p hpquad-precision --bench arith -- --warm-up-time 1 --measurement-time 2`,
 //! then `python3 precision/benches/table.py` for the ns/op table of precision/README.md.
 
@@ -403,5 +408,90 @@ fn trig(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, arith, trig);
+/// atan, atan2 and asin over the arrays of bench/arith's comparison with Arb.
+fn inverse(c: &mut Criterion) {
+    let mut x = inputs(9, 1.0 / 3.0, 2.0 / 3.0);
+    let y = inputs(10, 1.0 / 14.0, 3.0 / 14.0);
+    let pairs: Vec<(Qd, Qd)> = x.iter().copied().zip(y.iter().copied()).collect();
+    x.extend_from_slice(&y);
+    let all = sets(&x);
+    let m = |v: Qd| {
+        let c = v.components();
+        let mut f = Float::with_val(4 * 53, c[0]);
+        for &ci in &c[1..] {
+            f += ci;
+        }
+        Float::with_val(MPFR_BITS, &f)
+    };
+    for name in ["atan", "asin"] {
+        let f = |v: Qd| if name == "atan" { v.atan() } else { v.asin() };
+        let g_dd = |v: Dd| if name == "atan" { v.atan() } else { v.asin() };
+        let mut g = c.benchmark_group(format!("{name}/throughput"));
+        g.bench_function("Dd", |b| {
+            let mut out = vec![Dd::ZERO; all.dd.len()];
+            b.iter(|| {
+                for (o, &v) in out.iter_mut().zip(&all.dd) {
+                    *o = g_dd(black_box(v));
+                }
+                black_box(&out);
+            })
+        });
+        g.bench_function("Qd", |b| {
+            let mut out = vec![Qd::ZERO; all.qd.len()];
+            b.iter(|| {
+                for (o, &v) in out.iter_mut().zip(&all.qd) {
+                    *o = f(black_box(v));
+                }
+                black_box(&out);
+            })
+        });
+        g.bench_function("MPFR-212", |b| {
+            let mut out: Vec<Float> = (0..all.mp.len()).map(|_| Float::new(MPFR_BITS)).collect();
+            b.iter(|| {
+                for (o, p) in out.iter_mut().zip(&all.mp) {
+                    if name == "atan" {
+                        o.assign(black_box(p).atan_ref())
+                    } else {
+                        o.assign(black_box(p).asin_ref())
+                    }
+                }
+                black_box(&out);
+            })
+        });
+        g.finish();
+    }
+    let mut g = c.benchmark_group("atan2/throughput");
+    let dd: Vec<(Dd, Dd)> = pairs.iter().map(|(a, b)| (a.to_dd(), b.to_dd())).collect();
+    let mp: Vec<(Float, Float)> = pairs.iter().map(|&(a, b)| (m(a), m(b))).collect();
+    g.bench_function("Dd", |b| {
+        let mut out = vec![Dd::ZERO; dd.len()];
+        b.iter(|| {
+            for (o, &(x, y)) in out.iter_mut().zip(&dd) {
+                *o = black_box(y).atan2(x);
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("Qd", |b| {
+        let mut out = vec![Qd::ZERO; pairs.len()];
+        b.iter(|| {
+            for (o, &(x, y)) in out.iter_mut().zip(&pairs) {
+                *o = black_box(y).atan2(x);
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("MPFR-212", |b| {
+        let mut out: Vec<Float> = (0..mp.len()).map(|_| Float::new(MPFR_BITS)).collect();
+        b.iter(|| {
+            for (o, (x, y)) in out.iter_mut().zip(&mp) {
+                o.assign(black_box(y).atan2_ref(x));
+            }
+            black_box(&out);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, arith, trig, inverse);
 criterion_main!(benches);

@@ -18,6 +18,7 @@ mod qd;
 mod real;
 
 // The elementary functions, each written once for Dd and Qd over `expansion::Expansion`.
+mod atan_fixed;
 mod exp_fixed;
 mod exp_log;
 mod fixed;

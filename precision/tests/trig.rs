@@ -232,6 +232,28 @@ fn inverse<T: Trig>() {
     check("atan |x| in 2^60..2^1000", 68, n / 4, T::atan, atan, |r| {
         random::<T>(r, 60..1000, true)
     });
+    // The fixed-point path (atan_fixed.rs) takes 2^-24..2^24 (qd), 2^-12..2^12 (dd).
+    check("atan |x| in 2^-24..2^24", 69, n, T::atan, atan, |r| {
+        random::<T>(r, -24..24, true)
+    });
+    // Next to its table points j/2^8 + i/2^16 (and their inverses), where the guesses of j and
+    // i in doubles may be one off and are corrected in integers.
+    let near_table = |r: &mut StdRng| {
+        let c = Float::with_val(PREC, r.gen_range(0..=256u32)) / 256u32
+            + Float::with_val(PREC, r.gen_range(0..=256u32)) / 65536u32;
+        let d: T = random(r, -212..-30, true);
+        let x = c + d.to_mpfr();
+        let x = if r.gen::<bool>() { x } else { x.recip() };
+        T::from_mpfr(&x)
+    };
+    check(
+        "atan x near j/2^8 + i/2^16",
+        59,
+        n / 4,
+        T::atan,
+        atan,
+        near_table,
+    );
 }
 
 fn atan2_quadrants<T: Trig>() {
@@ -241,6 +263,57 @@ fn atan2_quadrants<T: Trig>() {
         // Exponents of y and x far apart too, to reach the axes and the diagonal alike.
         let y: T = random(&mut rng, -60..60, true);
         let x: T = random(&mut rng, -60..60, true);
+        let got = y.atan2(x).to_mpfr();
+        let want = y.to_mpfr().atan2(&x.to_mpfr());
+        max.record(&got, &want, || format!("atan2({y:?}, {x:?})"));
+    }
+    max.assert_below_pow2(T::BOUND);
+    // The edges of the fixed-point path: exact thresholds and diagonals, magnitudes at the ends
+    // of the exponent range (one argument subnormal, or both), every sign.
+    let mut max = MaxError::new(format!("{} atan2 edge cases", T::NAME));
+    let t = 2f64.powi(-24);
+    let d = 2f64.powi(-12);
+    let edges = [
+        (1.0, 1.0),
+        (t, 1.0),
+        (t * (1.0 - f64::EPSILON), 1.0),
+        (d, 1.0),
+        (d * (1.0 - f64::EPSILON), 1.0),
+        (1.0, t),
+        (1.0, d),
+        (1.0 + f64::EPSILON, 1.0),
+        (1.0, 1.0 + f64::EPSILON),
+        (3e300, 1e300),
+        (1e300, 7e307),
+        (1e-300, 3e-300),
+        (2.5e-310, 1e-308),
+        (1e-308, 3e-310),
+        (4e-320, 6e-320),
+        (f64::MAX, f64::MAX / 3.0),
+        (f64::MIN_POSITIVE, f64::MIN_POSITIVE * 1.5),
+    ];
+    for (a, b) in edges {
+        for (sy, sx) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+            let (y, x) = (T::lead(sy * a), T::lead(sx * b));
+            let got = y.atan2(x).to_mpfr();
+            let want = y.to_mpfr().atan2(&x.to_mpfr());
+            max.record(&got, &want, || format!("atan2({y:?}, {x:?})"));
+            if sx > 0.0 {
+                let q = T::from_mpfr(&(y.to_mpfr() / x.to_mpfr()));
+                max.record(&q.atan().to_mpfr(), &q.to_mpfr().atan(), || {
+                    format!("atan({q:?})")
+                });
+            }
+        }
+    }
+    max.assert_below_pow2(T::BOUND);
+    // Ratios near 1 and near the fixed-point path's lower end (2^-24 qd, 2^-12 dd), every
+    // quadrant.
+    let mut max = MaxError::new(format!("{} atan2 |y/x| in 2^[-26,26)", T::NAME));
+    for _ in 0..samples() {
+        let x: T = random(&mut rng, -30..30, true);
+        let y: T = random(&mut rng, -26..26, true);
+        let y = T::from_mpfr(&(y.to_mpfr() * x.to_mpfr()));
         let got = y.atan2(x).to_mpfr();
         let want = y.to_mpfr().atan2(&x.to_mpfr());
         max.record(&got, &want, || format!("atan2({y:?}, {x:?})"));

@@ -17,14 +17,14 @@ const EXP_LOG_RS: &str = include_str!("../../precision/src/exp_log.rs");
 const EXP_FIXED_RS: &str = include_str!("../../precision/src/exp_fixed.rs");
 const TRIG_FIXED_RS: &str = include_str!("../../precision/src/trig_fixed.rs");
 const LOG_FIXED_RS: &str = include_str!("../../precision/src/log_fixed.rs");
+const ATAN_FIXED_RS: &str = include_str!("../../precision/src/atan_fixed.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
-const TABLES: [(&str, &str, &str, usize); 10] = [
+const TABLES: [(&str, &str, &str, usize); 9] = [
     (TRIG_RS, "PI_1024_PARTS", "HPQ_PI_1024_PARTS", 7),
     (TRIG_RS, "SIN_COS_TABLE", "HPQ_SIN_COS_TABLE", 257 * 8),
     (TRIG_RS, "SIN_COEFFS", "HPQ_SIN_COEFFS", 10 * 4),
     (TRIG_RS, "COS_COEFFS", "HPQ_COS_COEFFS", 10 * 4),
-    (INVERSE_TRIG_RS, "ATAN_TABLE", "HPQ_ATAN_TABLE", 129 * 4),
     (INVERSE_TRIG_RS, "ATAN_COEFFS", "HPQ_ATAN_COEFFS", 14 * 4),
     (EXP_LOG_RS, "INV_FACT", "HPQ_INV_FACT", 30 * 4),
     (EXP_LOG_RS, "LOG2_E", "HPQ_LOG2_E", 4),
@@ -33,7 +33,7 @@ const TABLES: [(&str, &str, &str, usize); 10] = [
 ];
 
 /// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
-const LIMB_TABLES: [(&str, &str, &str, usize); 16] = [
+const LIMB_TABLES: [(&str, &str, &str, usize); 19] = [
     (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
     (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
     (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
@@ -50,10 +50,13 @@ const LIMB_TABLES: [(&str, &str, &str, usize); 16] = [
     (LOG_FIXED_RS, "LOG_L1", "HPQ_LOG_L1", 256 * 4),
     (LOG_FIXED_RS, "LOG_L2", "HPQ_LOG_L2", 258 * 4),
     (LOG_FIXED_RS, "LOG_COEFFS", "HPQ_LOG_COEFFS", 16 * 4),
+    (ATAN_FIXED_RS, "ATAN_J256", "HPQ_ATAN_J256", 257 * 4),
+    (ATAN_FIXED_RS, "ATAN_I65536", "HPQ_ATAN_I65536", 257 * 4),
+    (ATAN_FIXED_RS, "ATAN_SERIES", "HPQ_ATAN_SERIES", 7 * 4),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 8] = [
+const SCALARS: [(&str, &str, &str); 10] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
     (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
     (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
@@ -62,6 +65,8 @@ const SCALARS: [(&str, &str, &str); 8] = [
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
     (EXP_LOG_RS, "POWF_DD_Y", "HPQ_POWF_DD_Y"),
+    (ATAN_FIXED_RS, "QD_RATIO_LIMIT", "HPQ_QD_RATIO_LIMIT"),
+    (ATAN_FIXED_RS, "DD_RATIO_LIMIT", "HPQ_DD_RATIO_LIMIT"),
 ];
 
 /// The exact C99 hexadecimal literal of a finite double (`0x1.921fb54442d18p+1`), or the
@@ -288,8 +293,15 @@ mod tests {
         assert_eq!(parts[0], 0.0030679615757712823);
         let log2e = rust_item(EXP_LOG_RS, "LOG2_E").expect("log2 e");
         assert_eq!(log2e[0], std::f64::consts::LOG2_E);
-        let atan = rust_item(INVERSE_TRIG_RS, "ATAN_TABLE").expect("atan");
-        assert_eq!(atan[128 * 4], std::f64::consts::FRAC_PI_4);
+        let coeffs = rust_item(INVERSE_TRIG_RS, "ATAN_COEFFS").expect("atan series");
+        assert_eq!(coeffs[4], -1.0 / 3.0);
+        // atan(1) = π/4: the leading limb's top 53 bits are those of the double π/4.
+        let atan = rust_limbs(ATAN_FIXED_RS, "ATAN_J256").expect("atan");
+        assert_eq!(
+            atan[256 * 4 + 3] >> 11,
+            (std::f64::consts::FRAC_PI_4 * 2f64.powi(53)) as u64
+        );
+        assert!(src.contains("HPQ_ATAN_I65536[1028]"));
         assert_eq!(
             rust_item(TRIG_RS, "INV_STEP").expect("step"),
             [325.94932345220167]
