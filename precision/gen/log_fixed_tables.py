@@ -7,17 +7,7 @@ at 1000 bits; the crate's unit test `log_tables_match_mpfr` checks every entry a
 """
 import mpmath
 
-mpmath.mp.prec = 1000
-
-
-def limbs(v):
-    x = int(mpmath.floor(v * mpmath.mpf(2) ** 256 + mpmath.mpf(1) / 2))
-    assert 0 <= x < 2**256
-    return [(x >> (64 * i)) & (2**64 - 1) for i in range(4)]
-
-
-def row(ls):
-    return "[" + ", ".join(f"0x{l:016x}" for l in ls) + "]"
+from fixed_point import limbs, row
 
 
 def ceil_div(a, b):

@@ -6,26 +6,7 @@ u64 limbs, least significant first. mpmath at 1000 bits; the crate's unit test
 """
 import mpmath
 
-mpmath.mp.prec = 1000
-
-
-def limbs(v, n=4, bits=256):
-    x = int(mpmath.floor(v * mpmath.mpf(2) ** bits + mpmath.mpf(1) / 2))
-    assert 0 <= x < 2 ** (64 * n)
-    return [(x >> (64 * i)) & (2**64 - 1) for i in range(n)]
-
-
-def row(ls):
-    return "[" + ", ".join(f"0x{l:016x}" for l in ls) + "]"
-
-
-def table(name, doc, values):
-    print(doc)
-    print("#[rustfmt::skip]")
-    print(f"const {name}: [[u64; 4]; {len(values)}] = [")
-    for v in values:
-        print("    " + row(limbs(v)) + ",")
-    print("];")
+from fixed_point import limbs, row, table
 
 
 half_pi = mpmath.pi / 2
