@@ -138,7 +138,7 @@ template <int N> __device__ __forceinline__ bool fx_fraction_at_least_ln2(const 
 template <int N, int M> __device__ __forceinline__ int fx_reduce(const double *c, hpq_u64 *r) {
     hpq_u64 w[5] = {0, 0, 0, 0, 0};
 #pragma unroll
-    for (int i = 0; i < M; ++i) fx_add_double<N>(w, c[i]);
+    for (int i = 0; i < M; ++i) fx_add_scaled<N>(w, c[i], 0);
     long long k = (long long)floor(c[0] * HPQ_LOG2_E[0]);
     // w -= k ln2 (the host's limb-by-limb products and carries sum to exactly k ln2).
     hpq_u64 l[N + 1];
@@ -470,7 +470,7 @@ template <int N> __device__ __forceinline__ void fxl_ln_fixed_abs(const double *
     int e = (int)(((hpq_u64)__double_as_longlong(c[0]) >> 52) & 0x7ff) - 1023;
     hpq_u64 w[5] = {0, 0, 0, 0, 0};
 #pragma unroll
-    for (int i = 0; i < N; ++i) fx_add_double<N>(w, hpq_ldexp(c[i], -e));
+    for (int i = 0; i < N; ++i) fx_add_scaled<N>(w, hpq_ldexp(c[i], -e), 0);
     if (w[N] == 0) {
 #pragma unroll
         for (int l = N; l >= 1; --l) w[l] = (w[l] << 1) | (w[l - 1] >> 63);

@@ -1,5 +1,5 @@
 // Fixed-point arithmetic on 64-bit limbs for the elementary functions: twin of
-// precision/src/fixed.rs, function for function (add_at, sub_at, add_double, top, add, mul,
+// precision/src/fixed.rs, function for function (add_at, sub_at, add_scaled, top, add, mul,
 // shl, shl16, bits, sub, chunk_scaled, chunk, fraction_to_qd, fraction_to_dd under the names fx_*). Numbers in [0, 1) as N limbs, least significant
 // first, unit 2^-64N; the accumulator w[5] has the integer limb at index N. Integer arithmetic
 // only, so the bits are the host's. The device computes the same integers in its own way
@@ -169,14 +169,19 @@ template <int N> __device__ __forceinline__ void fx_add_multiple(hpq_u64 *w, con
     }
 }
 
-// Adds the double c to w, truncated to the unit 2^-64N (add_double).
-template <int N> __device__ __forceinline__ void fx_add_double(hpq_u64 *w, double c) {
+// Adds c 2^-k to w, truncated to the unit 2^-64N, subnormal c included (add_scaled).
+template <int N> __device__ __forceinline__ void fx_add_scaled(hpq_u64 *w, double c, int k) {
     hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
     int e = (int)((bits >> 52) & 0x7ff);
-    if (e == 0) return;
-    hpq_u64 m = (bits & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
-    int s = e - 1075 + 64 * N;
-    if (s <= -53) return;
+    hpq_u64 m = bits & 0x000fffffffffffffULL;
+    // A subnormal has no hidden bit and the exponent of the smallest normal.
+    if (e == 0) {
+        e = 1;
+    } else {
+        m |= 0x0010000000000000ULL;
+    }
+    int s = e - 1075 - k + 64 * N;
+    if (m == 0 || s <= -53) return;
     if (s < 0) {
         m >>= -s;
         s = 0;

@@ -223,7 +223,7 @@ template <int N> __device__ __forceinline__ long long fxt_reduce(const double *c
 #pragma unroll
     for (int i = 0; i < 5; ++i) w[i] = 0;
 #pragma unroll
-    for (int i = 0; i < N; ++i) fx_add_double<N>(w, negative ? -c[i] : c[i]);
+    for (int i = 0; i < N; ++i) fx_add_scaled<N>(w, negative ? -c[i] : c[i], 0);
     long long q = (long long)floor(fabs(c[0]) * HPQ_FRAC_2_PI);
     // w -= q pi/2 as the host's limb-by-limb products and carries sum it: floor(q P / 2^64)
     // for the N + 2 limbs P of pi/2 from the one below the unit up to the integer 1, modulo
@@ -442,35 +442,8 @@ template <class T> __device__ __forceinline__ T hpq_tan(T x) {
 }
 
 // ---- atan in fixed point: twin of precision/src/atan_fixed.rs ----------------------------------
-// fxa_* step for step: add_scaled, mul_limb, turn, quotient, series_4, series_2, theta,
-// with_pi_2, angle, atan2_qd, atan2_dd. inverse_trig.cuh calls fxa_atan2.
-
-// Adds c 2^-k to w, truncated to the unit 2^-64N, subnormal c included (add_scaled).
-template <int N> __device__ __forceinline__ void fxa_add_scaled(hpq_u64 *w, double c, int k) {
-    hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
-    int e = (int)((bits >> 52) & 0x7ff);
-    hpq_u64 m = bits & 0x000fffffffffffffULL;
-    // A subnormal has no hidden bit and the exponent of the smallest normal.
-    if (e == 0) {
-        e = 1;
-    } else {
-        m |= 0x0010000000000000ULL;
-    }
-    int s = e - 1075 - k + 64 * N;
-    if (m == 0 || s <= -53) return;
-    if (s < 0) {
-        m >>= -s;
-        s = 0;
-    }
-    int o = s % 64;
-    hpq_u64 lo = m << o;
-    hpq_u64 hi = o > 0 ? m >> (64 - o) : 0ULL;
-    if ((bits >> 63) == 0) {
-        fx_add_at<N>(w, s / 64, lo, hi);
-    } else {
-        fx_sub_at<N>(w, s / 64, lo, hi);
-    }
-}
+// fxa_* step for step (add_scaled is fixed.cuh's fx_add_scaled): mul_limb, turn, quotient,
+// series_4, series_2, theta, with_pi_2, angle, atan2_qd, atan2_dd. inverse_trig.cuh calls fxa_atan2.
 
 // floor(v c / 2^shift) for a fraction v, an integer c and 0 < shift < 64 (mul_limb): the N + 1
 // limbs of v c, then the N limbs from bit shift up.
@@ -627,8 +600,8 @@ __device__ __forceinline__ bool fxa_angle(const double *y, const double *x, bool
     }
 #pragma unroll
     for (int l = 0; l < N; ++l) {
-        fxa_add_scaled<N>(wx, den[l], k);
-        fxa_add_scaled<N>(wy, num[l], k);
+        fx_add_scaled<N>(wx, den[l], k);
+        fx_add_scaled<N>(wy, num[l], k);
     }
     hpq_u64 th[N];
     fxa_theta<N>(wx, wy, num[0] / den[0], th);

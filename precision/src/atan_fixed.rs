@@ -32,7 +32,7 @@
 //! `src/gpu/tables.rs` generates from this file.
 
 use crate::eft::quick_two_sum;
-use crate::fixed::{add, add_at, chunk, chunk_scaled, mul, shl, sub, sub_at, top, Wide};
+use crate::fixed::{add, add_scaled, chunk, chunk_scaled, mul, shl, sub, top, Wide};
 use crate::qd::renormalise;
 use crate::trig_fixed::PI_2_FIX;
 use crate::{Dd, Qd};
@@ -580,33 +580,6 @@ pub(crate) const DD_RATIO_LIMIT: f64 = 4096.0;
 
 /// `atan t` for a fraction `0 <= t < 2^-16 (1 + 2^-30)`, per limb count.
 type Series<const N: usize> = fn([u64; N]) -> [u64; N];
-
-/// Adds `c 2^-k` to `w`, truncated to the unit 2^-64N (an error below one unit), for a finite
-/// `c` with `|c| 2^-k < 1/2`; subnormal `c` included.
-#[inline(always)]
-fn add_scaled<const N: usize>(w: &mut Wide, c: f64, k: i32) {
-    let bits = c.to_bits();
-    let e = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & 0x000f_ffff_ffff_ffff;
-    // A subnormal has no hidden bit and the exponent of the smallest normal.
-    let (m, e) = if e == 0 {
-        (frac, 1)
-    } else {
-        (frac | 0x0010_0000_0000_0000, e)
-    };
-    // c 2^-k = ±m 2^(e - 1075 - k); its position in units of 2^-64N.
-    let s = e - 1075 - k + 64 * N as i32;
-    if m == 0 || s <= -53 {
-        return;
-    }
-    let (m, s) = if s < 0 { (m >> -s, 0) } else { (m, s) };
-    let v = (m as u128) << (s % 64);
-    if bits >> 63 == 0 {
-        add_at::<N>(w, (s / 64) as usize, v);
-    } else {
-        sub_at::<N>(w, (s / 64) as usize, v);
-    }
-}
 
 /// `floor(v c / 2^shift)` for a fraction `v`, an integer `c` and `0 < shift < 64`, for results
 /// below 1: the N+1 limbs of `v c` (exact), then the N limbs from bit `shift` up.

@@ -22,7 +22,7 @@
 //! `src/gpu/tables.rs` generates from this file.
 
 use crate::fixed::{
-    add, add_at, add_below_one, add_double, bits, fraction_to_dd, fraction_to_qd, mul, shl16,
+    add, add_at, add_below_one, add_scaled, bits, fraction_to_dd, fraction_to_qd, mul, shl16,
     sub_at, top, Wide,
 };
 use crate::qd::renormalise;
@@ -543,7 +543,7 @@ fn fraction_at_least_ln2<const N: usize>(w: &Wide) -> bool {
 fn reduce<const N: usize>(c: &[f64]) -> (i32, [u64; N]) {
     let mut w: Wide = [0; 5];
     for &ci in c {
-        add_double::<N>(&mut w, ci);
+        add_scaled::<N>(&mut w, ci, 0);
     }
     let mut k = (c[0] * LOG2_E).floor() as i64;
     // w -= k ln2: |k| ln2 < 2^41 fits in the N fraction limbs and the integer limb.

@@ -37,20 +37,22 @@ pub(crate) fn sub_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
     }
 }
 
-/// Adds the double `c` to `w`, truncated to the unit 2^-64N (an error below one unit), for
-/// `|c| < 2^62`.
+/// Adds `c 2^-k` to `w`, truncated to the unit 2^-64N (an error below one unit), for a finite
+/// `c` with `|c| 2^-k < 2^62`; subnormal `c` included (with `k` = 0 it is below the unit).
 #[inline(always)]
-pub(crate) fn add_double<const N: usize>(w: &mut Wide, c: f64) {
+pub(crate) fn add_scaled<const N: usize>(w: &mut Wide, c: f64, k: i32) {
     let bits = c.to_bits();
     let e = ((bits >> 52) & 0x7ff) as i32;
-    if e == 0 {
-        // Zero or subnormal: below 2^-1022, far under the unit.
-        return;
-    }
-    let m = (bits & 0x000f_ffff_ffff_ffff) | 0x0010_0000_0000_0000;
-    // c = ±m 2^(e - 1075); its position in units of 2^-64N.
-    let s = e - 1075 + 64 * N as i32;
-    if s <= -53 {
+    let frac = bits & 0x000f_ffff_ffff_ffff;
+    // A subnormal has no hidden bit and the exponent of the smallest normal.
+    let (m, e) = if e == 0 {
+        (frac, 1)
+    } else {
+        (frac | 0x0010_0000_0000_0000, e)
+    };
+    // c 2^-k = ±m 2^(e - 1075 - k); its position in units of 2^-64N.
+    let s = e - 1075 - k + 64 * N as i32;
+    if m == 0 || s <= -53 {
         return;
     }
     let (m, s) = if s < 0 { (m >> -s, 0) } else { (m, s) };

@@ -24,7 +24,7 @@
 //! `src/gpu/tables.rs` generates from this file.
 
 use crate::exp_fixed::LN2_FIX;
-use crate::fixed::{add, add_at, add_double, chunk_scaled, mul, shl, sub, sub_at, top, Wide};
+use crate::fixed::{add, add_at, add_scaled, chunk_scaled, mul, shl, sub, sub_at, top, Wide};
 use crate::qd::renormalise;
 use crate::{Dd, Qd};
 
@@ -742,7 +742,7 @@ fn ln_fixed_abs<const N: usize>(c: &[f64], ln_1p: fn([u64; N]) -> [u64; N]) -> (
     // component falls far below 2^-64N).
     let mut w: Wide = [0; 5];
     for &ci in c {
-        add_double::<N>(&mut w, crate::ldexp(ci, -e));
+        add_scaled::<N>(&mut w, crate::ldexp(ci, -e), 0);
     }
     if w[N] == 0 {
         // x0 a power of two and the rest negative: m just below 1, so take 2m.

@@ -22,7 +22,7 @@
 //! `src/gpu/tables.rs` generates from this file.
 
 use crate::fixed::{
-    add, add_double, fraction_to_dd, fraction_to_qd, mul, shl16, sub, sub_at, top, Wide,
+    add, add_scaled, fraction_to_dd, fraction_to_qd, mul, shl16, sub, sub_at, top, Wide,
 };
 use crate::{Dd, Qd};
 
@@ -1446,7 +1446,7 @@ fn reduce<const N: usize>(c: &[f64]) -> (i64, Wide) {
     let negative = c[0] < 0.0;
     let mut w: Wide = [0; 5];
     for &ci in c {
-        add_double::<N>(&mut w, if negative { -ci } else { ci });
+        add_scaled::<N>(&mut w, if negative { -ci } else { ci }, 0);
     }
     let mut q = (c[0].abs() * FRAC_2_PI).floor() as i64;
     // w -= q π/2: the N + 1 fraction limbs of π/2 from the one below the unit (its product only
