@@ -97,18 +97,15 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
                 ));
             }
             for (schedule, device, threads, baseline) in variants {
-                let row = Row {
-                    case: reference.name.clone(),
-                    precision: Precision::F64,
+                let row = Row::new(
+                    reference.name.clone(),
+                    Precision::F64,
                     tolerance,
-                    variant: schedule.name().to_string(),
+                    schedule.name().to_string(),
                     baseline,
                     device,
                     threads,
-                    status: Status::Skipped(String::new()),
-                    measurement: None,
-                    speedup: None,
-                };
+                );
                 let row = if let Some(why) = &stop {
                     Row {
                         status: Status::Skipped(why.clone()),
@@ -116,23 +113,16 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
                     }
                 } else {
                     let bounds = (vec![0.0; dims], vec![1.0; dims]);
-                    match Integral::with_dims(&reference.expression, dims) {
-                        Ok(integral) => {
-                            let integral = integral
-                                .over_box(&bounds.0, &bounds.1)
-                                .method(Method::Cuhre { schedule })
-                                .precision(Precision::F64)
-                                .device(device)
-                                .threads(threads)
-                                .tolerance(tolerance)
-                                .max_evaluations(config.max_evaluations);
-                            run_row(&integral, &reference, config, row)
-                        }
-                        Err(e) => Row {
-                            status: Status::Failed(e.to_string()),
-                            ..row
-                        },
-                    }
+                    let integral = Integral::with_dims(&reference.expression, dims).map(|i| {
+                        i.over_box(&bounds.0, &bounds.1)
+                            .method(Method::Cuhre { schedule })
+                            .precision(Precision::F64)
+                            .device(device)
+                            .threads(threads)
+                            .tolerance(tolerance)
+                            .max_evaluations(config.max_evaluations)
+                    });
+                    run_row(integral, &reference, config, row)
                 };
                 if baseline && stop.is_none() {
                     let stop = &mut next_stop;

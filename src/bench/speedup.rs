@@ -46,6 +46,30 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row not yet run (status skipped, nothing measured).
+    pub fn new(
+        case: String,
+        precision: Precision,
+        tolerance: f64,
+        variant: String,
+        baseline: bool,
+        device: Device,
+        threads: usize,
+    ) -> Row {
+        Row {
+            case,
+            precision,
+            tolerance,
+            variant,
+            baseline,
+            device,
+            threads,
+            status: Status::Skipped(String::new()),
+            measurement: None,
+            speedup: None,
+        }
+    }
+
     /// The label of the variant on its device, e.g. `pbcaq cpu×16` or `cuhre-parallel gpu`.
     pub fn label(&self) -> String {
         match self.device {
@@ -76,13 +100,22 @@ pub fn family_tolerances(precision: Precision, scale: Scale) -> Vec<f64> {
 }
 
 /// Runs one configured integral as a row: timed (warm-up, then repeats) and measured against
-/// `reference`.
+/// `reference`; an integral that could not be configured fails the row with its error.
 pub fn run_row(
-    integral: &Integral<crate::expr::Expr>,
+    integral: crate::Result<Integral<crate::expr::Expr>>,
     reference: &Reference,
     config: &Config,
     row: Row,
 ) -> Row {
+    let integral = match integral {
+        Ok(integral) => integral,
+        Err(e) => {
+            return Row {
+                status: Status::Failed(e.to_string()),
+                ..row
+            }
+        }
+    };
     let result = timed(config, || {
         let estimate = integral.compute()?;
         let elapsed = estimate.elapsed;
@@ -149,25 +182,17 @@ pub fn run_family(
                     }
                 }
                 for (scheme, device, threads, baseline) in variants {
-                    let row = Row {
-                        case: reference.name.clone(),
+                    let row = Row::new(
+                        reference.name.clone(),
                         precision,
                         tolerance,
-                        variant: scheme.name().to_string(),
+                        scheme.name().to_string(),
                         baseline,
                         device,
                         threads,
-                        status: Status::Skipped(String::new()),
-                        measurement: None,
-                        speedup: None,
-                    };
-                    let row = match integral(family(scheme), device, threads) {
-                        Ok(integral) => run_row(&integral, reference, config, row),
-                        Err(e) => Row {
-                            status: Status::Failed(e.to_string()),
-                            ..row
-                        },
-                    };
+                    );
+                    let integral = integral(family(scheme), device, threads);
+                    let row = run_row(integral, reference, config, row);
                     done(&row);
                     rows.push(row);
                 }
@@ -644,18 +669,15 @@ pub fn run_large(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
         for (i, (variant, method, device, threads)) in
             large_variants(pairing, threads).into_iter().enumerate()
         {
-            let row = Row {
-                case: format!("{} {}", workload.name, pairing.tag()),
+            let row = Row::new(
+                format!("{} {}", workload.name, pairing.tag()),
                 precision,
                 tolerance,
-                variant: variant.to_string(),
-                baseline: i == 0,
+                variant.to_string(),
+                i == 0,
                 device,
                 threads,
-                status: Status::Skipped(String::new()),
-                measurement: None,
-                speedup: None,
-            };
+            );
             let integral = Integral::new(workload.expression).map(|i| {
                 i.bounds(workload.from, workload.to)
                     .method(method)
@@ -665,13 +687,7 @@ pub fn run_large(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
                     .tolerance(tolerance)
                     .max_evaluations(LARGE_MAX_EVALUATIONS)
             });
-            let row = match integral {
-                Ok(integral) => run_row(&integral, &reference, config, row),
-                Err(e) => Row {
-                    status: Status::Failed(e.to_string()),
-                    ..row
-                },
-            };
+            let row = run_row(integral, &reference, config, row);
             done(&row);
             rows.push(row);
         }
