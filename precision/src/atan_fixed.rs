@@ -803,17 +803,9 @@ pub(crate) fn atan2_dd(y: &[f64; 2], x: &[f64; 2], x_negative: bool) -> Option<D
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixed::test_support::value;
+    use crate::fixed::test_support::{nearest, value};
     use rug::ops::Pow;
     use rug::{Float, Integer};
-
-    fn nearest(v: Float, bits: u32) -> Integer {
-        let scaled = v * Float::with_val(1000, 2).pow(bits);
-        scaled
-            .to_integer_round(rug::float::Round::Nearest)
-            .expect("finite")
-            .0
-    }
 
     #[test]
     fn atan_tables_match_mpfr() {

@@ -207,7 +207,17 @@ pub(crate) fn fraction_to_dd(v: &[u64; 2]) -> Dd {
 /// What the tests of the fixed-point functions share.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use rug::Integer;
+    use rug::ops::Pow;
+    use rug::{Float, Integer};
+
+    /// `v 2^bits` rounded to the nearest integer: a table entry's exact value.
+    pub(crate) fn nearest(v: Float, bits: u32) -> Integer {
+        let scaled = v * Float::with_val(1000, 2).pow(bits);
+        scaled
+            .to_integer_round(rug::float::Round::Nearest)
+            .expect("finite")
+            .0
+    }
 
     /// The value of a limb array (least significant limb first) as an integer.
     pub(crate) fn value(t: &[u64]) -> Integer {

@@ -1596,17 +1596,9 @@ pub(crate) fn sin_cos_dd(x: Dd) -> Option<(Dd, Dd)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixed::test_support::value;
+    use crate::fixed::test_support::{nearest, value};
     use rug::ops::Pow;
-    use rug::{Float, Integer};
-
-    fn nearest(v: Float, bits: u32) -> Integer {
-        let scaled = v * Float::with_val(1000, 2).pow(bits);
-        scaled
-            .to_integer_round(rug::float::Round::Nearest)
-            .expect("finite")
-            .0
-    }
+    use rug::Float;
 
     #[test]
     fn trig_tables_match_mpfr() {
