@@ -681,3 +681,93 @@ fn results_do_not_depend_on_threads() {
         (b.value, b.error, b.evaluations)
     );
 }
+
+/// `Rule::tail` reads the Legendre coefficients of a polynomial of degree below n exactly:
+/// values Σ a_k P_k at the rule's points (P_k in MPFR at the points as rounded in T) give
+/// back max(|a_m|, |a_(m+1)|) and max(|a_(n-2)|, |a_(n-1)|), m = n/2.
+fn check_tail<T: Real>(n: usize) {
+    let rule = rules::legendre::<T>(n).expect("a rule");
+    let mut points = Vec::new();
+    rule.abscissae(T::zero(), T::one(), &mut points);
+    let m = n / 2;
+    let terms = [
+        (0, 0.75),
+        (m, -5.0),
+        (m + 1, 2.5),
+        (n - 2, 0.125),
+        (n - 1, -3.0),
+    ];
+    let values: Vec<T> = points
+        .iter()
+        .map(|&x| {
+            let x = mpfr(x);
+            let mut sum = mp(0.0);
+            for (k, a) in terms {
+                let p = if k == 0 {
+                    mp(1.0)
+                } else {
+                    legendre_mp(k, &x).0
+                };
+                sum += p * a;
+            }
+            T::from_f64(sum.to_f64()) + T::from_f64((sum.clone() - sum.to_f64()).to_f64())
+        })
+        .collect();
+    let tail = rule.tail(&values).expect("a rule of 7 points or more");
+    // The values carry ε relative rounding each; the functionals sum n of them.
+    let slack = 16.0 * n as f64 * T::epsilon().to_f64();
+    assert!(
+        (tail.middle - 5.0).abs() <= 5.0 * slack && (tail.top - 3.0).abs() <= 3.0 * slack,
+        "{} n = {n}: {tail:?}",
+        T::NAME
+    );
+    assert_eq!(tail.span, n - 2 - m);
+}
+
+#[test]
+fn legendre_tails_are_the_legendre_coefficients() {
+    for n in [7, 8, 9, 12, 24, 40] {
+        check_tail::<f64>(n);
+        check_tail::<Dd>(n);
+        check_tail::<Qd>(n);
+    }
+    assert!(rules::legendre::<f64>(6)
+        .expect("a rule")
+        .tail(&[0.0; 6])
+        .is_none());
+}
+
+/// Entire integrands end after two rules on their spectrum's reading (12 and 24 points in qd
+/// where the differences alone need a third rule), honestly; and the reading is refused where
+/// a slower part hides under a fast-falling one (e^(4x)/√(1 + e^(4x)) on [0, 5]: e^(2x) over
+/// a pole at distance π/4), which it once underestimated 25 times in f64.
+#[test]
+fn spectral_readings_end_entire_integrands_early_and_honestly() {
+    let one = mp(1.0);
+    let entire = [
+        ("sinh(x)", Float::with_val(BITS, one.cosh_ref()) - 1u32),
+        (
+            "exp(-x)",
+            1u32 - Float::with_val(BITS, (-one.clone()).exp_ref()),
+        ),
+        ("sin(x)", 1u32 - Float::with_val(BITS, one.cos_ref())),
+    ];
+    for (source, exact) in &entire {
+        check::<f64>(Method::Legendre, (source, "0", "1"), exact, 5e-15, 15.0);
+        check::<Dd>(Method::Legendre, (source, "0", "1"), exact, 1e-30, 31.0);
+        check::<Qd>(Method::Legendre, (source, "0", "1"), exact, 1e-60, 60.0);
+        let (out, _) = run::<Qd>(Method::Legendre, source, "0", "1", 1e-60);
+        assert_eq!(out.evaluations, 12 + 24, "qd {source}");
+        // At f64's default tolerance, 1000 ε: the 8-point rule's reading meets it already.
+        let (out, _) = run::<f64>(Method::Legendre, source, "0", "1", 1000.0 * f64::EPSILON);
+        assert_eq!(out.evaluations, 8 + 10, "f64 {source}");
+    }
+    let e20 = Float::with_val(BITS, mp(20.0).exp_ref());
+    let hidden_pole = (Float::with_val(BITS, (e20 + 1u32).sqrt_ref())
+        - Float::with_val(BITS, mp(2.0).sqrt_ref()))
+        / 2u32;
+    let problem = ("exp(4*x)/sqrt(1+exp(4*x))", "0", "5");
+    check::<f64>(Method::Legendre, problem, &hidden_pole, 5e-15, 15.0);
+    check::<Dd>(Method::Legendre, problem, &hidden_pole, 1e-30, 31.0);
+    check::<Qd>(Method::Legendre, problem, &hidden_pole, 1e-60, 60.0);
+}

@@ -6,7 +6,7 @@ use precision::Real;
 
 use precision::Dd;
 
-use super::{narrow, Rule};
+use super::{narrow, Rule, Spectrum};
 
 /// P_n(x), P_{n-1}(x) and P_n'(x) by the three-term recurrence
 /// (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}, and P_n' = n (x P_n - P_{n-1}) / (x² - 1).
@@ -139,9 +139,11 @@ pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
         .collect()
 }
 
-/// The n-point rule computed in `W`, rounded to `T`.
+/// The n-point rule computed in `W`, rounded to `T`, with its spectrum functionals.
 pub(super) fn compute<W: Real, T: Real>(n: usize) -> Rule<T> {
-    let (nodes, weights) = nodes_and_weights::<W>(n)
+    let wide = nodes_and_weights::<W>(n);
+    let spectrum = spectrum(n, &wide);
+    let (nodes, weights) = wide
         .into_iter()
         .map(|(x, w)| (narrow::<W, T>(x), narrow::<W, T>(w)))
         .unzip();
@@ -149,5 +151,37 @@ pub(super) fn compute<W: Real, T: Real>(n: usize) -> Rule<T> {
         points: n,
         nodes,
         weights,
+        spectrum,
     }
+}
+
+/// The functionals that give the Legendre coefficients c_k of the rule's interpolant at the
+/// degrees of [`Spectrum::degrees_for`]: c_k = (2k + 1)/2 Σ w_i P_k(x_i) f(x_i), exact for
+/// a polynomial of degree below n (discrete orthogonality of P_j and P_k under the rule
+/// for j + k ≤ 2n - 1). One recurrence per node, in `W`, for the four degrees at once.
+fn spectrum<W: Real, T: Real>(n: usize, nodes_and_weights: &[(W, W)]) -> Option<Spectrum<T>> {
+    let degrees = Spectrum::<T>::degrees_for(n)?;
+    let top = degrees[3];
+    let mut functionals: [Vec<T>; 4] = Default::default();
+    for &(x, w) in nodes_and_weights {
+        let (mut previous, mut current) = (W::one(), x);
+        let mut at = |k: usize, p: W| {
+            if let Some(j) = degrees.iter().position(|&d| d == k) {
+                functionals[j].push(narrow::<W, T>(w * p * (k as f64 + 0.5)));
+            }
+        };
+        at(0, previous);
+        at(1, current);
+        for k in 1..top {
+            let kf = k as f64;
+            let next = (current * x * (2.0 * kf + 1.0) - previous * kf) / (kf + 1.0);
+            previous = current;
+            current = next;
+            at(k + 1, current);
+        }
+    }
+    Some(Spectrum {
+        degrees,
+        functionals,
+    })
 }

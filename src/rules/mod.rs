@@ -54,6 +54,47 @@ pub struct Rule<T> {
     points: usize,
     nodes: Vec<T>,
     weights: Vec<T>,
+    /// How to read the size of the Legendre coefficients of the values' interpolant (rules of
+    /// at least [`Spectrum::MIN_POINTS`] points).
+    spectrum: Option<Spectrum<T>>,
+}
+
+/// Functionals on a Gauss–Legendre rule's values giving the Legendre coefficients of their
+/// interpolant at four degrees: two in the middle of the rule's range (m, m + 1 with
+/// m = n/2) and its top two (n − 2, n − 1). A pair at each place, as an even or odd integrand
+/// has every other coefficient zero.
+#[derive(Debug, Clone, PartialEq)]
+struct Spectrum<T> {
+    degrees: [usize; 4],
+    /// For each degree, (k + 1/2) w_i P_k(x_i) over the non-negative nodes x_i.
+    functionals: [Vec<T>; 4],
+}
+
+impl<T> Spectrum<T> {
+    /// The smallest rule with a spectrum: its middle and top pairs are apart.
+    const MIN_POINTS: usize = 7;
+
+    fn degrees_for(n: usize) -> Option<[usize; 4]> {
+        (n >= Self::MIN_POINTS).then(|| {
+            let m = n / 2;
+            [m, m + 1, n - 2, n - 1]
+        })
+    }
+}
+
+/// How fast the Legendre coefficients of a rule's values fall: the larger of each pair of
+/// [`Spectrum`]'s coefficients in the middle and at the top of the rule's range. For an
+/// integrand analytic on the interval they fall geometrically (at least), and the rule's own
+/// error is the part of the spectrum from degree 2n on (see the adaptive Gauss–Legendre
+/// method, which extrapolates the fall).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tail {
+    /// max(|c_m|, |c_(m+1)|), m = n/2.
+    pub middle: f64,
+    /// max(|c_(n−2)|, |c_(n−1)|).
+    pub top: f64,
+    /// The degrees from the middle pair to the top pair: n − 2 − m.
+    pub span: usize,
 }
 
 impl<T: Real> Rule<T> {
@@ -90,6 +131,53 @@ impl<T: Real> Rule<T> {
             sum = sum + (self.weights[i] * pair).to_accumulator()
         });
         T::from_accumulator(sum) * half_width
+    }
+
+    /// The sizes of the Legendre coefficients of `values` (the integrand at the points of
+    /// [`Rule::abscissae`]) in the middle and at the top of the rule's range, in units of the
+    /// values: `None` for a rule of fewer than 7 points.
+    ///
+    /// ```
+    /// use hpquad::rules;
+    /// // e^x on [-1, 1]: its Legendre coefficients fall like 1/(2^k k!).
+    /// let rule = rules::legendre::<f64>(12)?;
+    /// let mut points = Vec::new();
+    /// rule.abscissae(0.0, 1.0, &mut points);
+    /// let values: Vec<f64> = points.iter().map(|x| x.exp()).collect();
+    /// let tail = rule.tail(&values).unwrap();
+    /// assert!(tail.top < 1e-9 * tail.middle);
+    /// # Ok::<(), hpquad::Error>(())
+    /// ```
+    pub fn tail(&self, values: &[T]) -> Option<Tail> {
+        let spectrum = self.spectrum.as_ref()?;
+        let coefficient = |j: usize| {
+            let u = &spectrum.functionals[j];
+            let odd = spectrum.degrees[j] % 2 == 1;
+            let mut sum = T::zero();
+            let mut k = 0;
+            for (i, &x) in self.nodes.iter().enumerate() {
+                if x == T::zero() {
+                    sum += u[i] * values[k];
+                    k += 1;
+                } else {
+                    // Values come as f(-x), f(x); P_k(-x) = (-1)^k P_k(x).
+                    let pair = if odd {
+                        values[k + 1] - values[k]
+                    } else {
+                        values[k + 1] + values[k]
+                    };
+                    sum += u[i] * pair;
+                    k += 2;
+                }
+            }
+            sum.abs().to_f64()
+        };
+        let [m, _, top, _] = spectrum.degrees;
+        Some(Tail {
+            middle: coefficient(0).max(coefficient(1)),
+            top: coefficient(2).max(coefficient(3)),
+            span: top - m,
+        })
     }
 
     /// The rule applied to |f|: |half_width| · Σ w_i |f(x_i)|, the scale of the rounding
