@@ -83,7 +83,7 @@ impl<T> Spectrum<T> {
 }
 
 /// How fast the Legendre coefficients of a rule's values fall: the larger of each pair of
-/// [`Spectrum`]'s coefficients in the middle and at the top of the rule's range. For an
+/// coefficients (degrees m, m + 1 with m = n/2, and n − 2, n − 1). For an
 /// integrand analytic on the interval they fall geometrically (at least), and the rule's own
 /// error is the part of the spectrum from degree 2n on (see the adaptive Gauss–Legendre
 /// method, which extrapolates the fall).
