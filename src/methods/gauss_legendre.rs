@@ -651,20 +651,26 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             let rule = self.rule(degree)?;
             let values = &values[offset..offset + rule.points()];
             offset += rule.points();
-            let apply = |a: T, b: T, degree: usize| {
+            // The spectrum is read on a piece's first two rules only (`Piece::spectral`): four
+            // sums of products a point, as many as a cheap integrand's own operations.
+            let apply = |a: T, b: T, degree: usize, read: bool| {
                 let half = (b - a).ldexp(-1);
+                let spectral = read
+                    .then(|| Spectral::of(rule.tail(values), rule.points(), half.to_f64()))
+                    .flatten();
                 Step {
                     degree,
                     value: rule.integrate(values, half),
                     abs: rule.integrate_abs(values, half).to_f64(),
                     jitter: rule.abscissa_rounding(values, (a + b).ldexp(-1), half),
-                    spectral: Spectral::of(rule.tail(values), rule.points(), half.to_f64()),
+                    spectral,
                 }
             };
             let index = match task {
                 Task::Raise { index, degree } => {
                     let piece = &mut self.pieces[index];
-                    let step = apply(piece.a, piece.b, degree);
+                    let read = piece.steps.as_slice().len() == 1;
+                    let step = apply(piece.a, piece.b, degree, read);
                     piece.push(step, reach);
                     index
                 }
@@ -674,7 +680,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     depth,
                     degree,
                 } => {
-                    let piece = Piece::new(a, b, depth, apply(a, b, degree), reach);
+                    let piece = Piece::new(a, b, depth, apply(a, b, degree, true), reach);
                     self.pieces.push(piece);
                     self.pieces.len() - 1
                 }
