@@ -309,14 +309,15 @@ fn gpu_evaluate_empty_lists_and_errors() {
         .starts_with("cpu"));
 }
 
-/// The hybrid sends lists of at least `gpu_min_list_points` to the GPU, whose buffers are reused:
+/// A hybrid given the GPU sends lists of at least `gpu_min_list_points(eager)` to it, whose
+/// buffers are reused:
 /// a long list, a short one (stale values beyond it in the device buffers), a longer one
 /// (the buffers grow), each the CPU's bits.
 fn hybrid_reuses_buffers<T: Real>() {
     let hybrid = HybridBackend::new(cpu(), Some(gpu()));
     let cpu = cpu();
     let f = expr(FUNCTIONS);
-    let min = gpu_min_list_points::<T>() as usize;
+    let min = gpu_min_list_points::<T>(true) as usize;
     for (k, n) in [min + 1000, min, 3 * min + 7].into_iter().enumerate() {
         assert!(hybrid.device_for_points::<T, _>(&f, n).starts_with("gpu"));
         let xs = points::<T>(n, k as u64);
@@ -343,6 +344,20 @@ fn gpu_evaluate_hybrid_routes_and_reuses_buffers() {
         .device_for_points::<Dd, _>(&expr(FUNCTIONS), 1 << 20)
         .starts_with("cpu"));
     hybrid_reuses_buffers::<Qd>();
+    // Given the GPU, qd lists go to it from the measured crossover, 2^8 points; started only
+    // when needed (`--device auto`), from 2^14, where a list pays for a cold compilation.
+    let f = expr(FUNCTIONS);
+    assert_eq!(gpu_min_list_points::<Qd>(true), 1 << 8);
+    assert!(hybrid
+        .device_for_points::<Qd, _>(&f, 1 << 8)
+        .starts_with("gpu"));
+    let auto = HybridBackend::gpu_when_needed(cpu());
+    assert!(auto
+        .device_for_points::<Qd, _>(&f, (1 << 14) - 1)
+        .starts_with("cpu"));
+    assert!(auto
+        .device_for_points::<Qd, _>(&f, 1 << 14)
+        .starts_with("gpu"));
 }
 
 /// The median of `reps` timed calls of `b.evaluate`, in microseconds, after one untimed call.

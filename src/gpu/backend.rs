@@ -312,19 +312,22 @@ pub fn gpu_min_points<T: Real>() -> u64 {
 /// to 2^20 points): the copies of the points and values cost more than the evaluation, so
 /// point lists stay on the CPU in those precisions.
 ///
-/// In qd the threshold is still 2^14, not 2^8: a new integrand's kernel is compiled by NVRTC
-/// on its first GPU use (cached on disk after that), and that one-off cost is seconds (on the
-/// same machine, `integrate "x^(-x)" --from 0 --to 1000 -p qd` took 4.4 s under
-/// `--device auto` with a cold cache, 3 ms on the CPU alone), while what a 2^8-point list
-/// saves is a fraction of a millisecond. From 2^14 points a list costs the 16 cores several
-/// milliseconds a call, and the methods that make such lists (the adaptive Gauss rules on
-/// many pieces, deep tanh-sinh levels) make many. `HPQUAD_GPU_MIN_POINTS` overrides.
-pub fn gpu_min_list_points<T: Real>() -> u64 {
+/// In qd the threshold is 2^8 only where the GPU was asked for (`eager`: `--device gpu`,
+/// [`HybridBackend::new`] with a GPU), and 2^14 where it is started when needed
+/// (`--device auto`): a new integrand's kernel is compiled by NVRTC on its first GPU use
+/// (cached on disk after that), and that one-off cost is seconds (on the same machine,
+/// `integrate "x^(-x)" --from 0 --to 1000 -p qd` took 4.4 s under `--device auto` with a cold
+/// cache, 3 ms on the CPU alone), while what a 2^8-point list saves is a fraction of a
+/// millisecond. From 2^14 points a list costs the 16 cores several milliseconds a call, and
+/// the methods that make such lists (the adaptive Gauss rules on many pieces, deep tanh-sinh
+/// levels) make many. `HPQUAD_GPU_MIN_POINTS` overrides both.
+pub fn gpu_min_list_points<T: Real>(eager: bool) -> u64 {
     if let Some(n) = min_points_override() {
         return n;
     }
     match T::NAME {
         "f64" | "dd" => u64::MAX,
+        _ if eager => 1 << 8,
         _ => 1 << 14,
     }
 }
@@ -350,14 +353,22 @@ pub struct HybridBackend {
     /// large enough for it ([`HybridBackend::gpu_when_needed`]); `None` inside when there is
     /// none.
     gpu: OnceLock<Option<GpuBackend>>,
+    /// Whether the GPU was given (asked for) rather than started when needed: point lists then
+    /// go to it from their crossover with the CPU ([`gpu_min_list_points`]).
+    eager: bool,
 }
 
 impl HybridBackend {
     /// A hybrid of `cpu` and, if given, `gpu`.
     pub fn new(cpu: CpuBackend, gpu: Option<GpuBackend>) -> HybridBackend {
+        let eager = gpu.is_some();
         let cell = OnceLock::new();
         let _ = cell.set(gpu);
-        HybridBackend { cpu, gpu: cell }
+        HybridBackend {
+            cpu,
+            gpu: cell,
+            eager,
+        }
     }
 
     /// The CPU, with the first CUDA GPU started only when a batch is large enough to go there:
@@ -368,6 +379,7 @@ impl HybridBackend {
         HybridBackend {
             cpu,
             gpu: OnceLock::new(),
+            eager: false,
         }
     }
 
@@ -402,7 +414,7 @@ impl HybridBackend {
         self.may_use_gpu()
             && f.dims() == 1
             && f.tape().is_some()
-            && count as u64 >= gpu_min_list_points::<T>()
+            && count as u64 >= gpu_min_list_points::<T>(self.eager)
             && self.gpu().is_some()
     }
     /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
