@@ -713,7 +713,11 @@ fn check_tail<T: Real>(n: usize) {
             T::from_f64(sum.to_f64()) + T::from_f64((sum.clone() - sum.to_f64()).to_f64())
         })
         .collect();
-    let tail = rule.tail(&values).expect("a rule of 7 points or more");
+    let tail = rule
+        .tail(&values, f64::INFINITY)
+        .expect("a rule of 7 points or more");
+    // The top pair is read first, and above a ceiling the middle is not.
+    assert!(rule.tail(&values, 2.9).is_none());
     // The values carry ε relative rounding each; the functionals sum n of them.
     let slack = 16.0 * n as f64 * T::epsilon().to_f64();
     assert!(
@@ -731,10 +735,8 @@ fn legendre_tails_are_the_legendre_coefficients() {
         check_tail::<Dd>(n);
         check_tail::<Qd>(n);
     }
-    assert!(rules::legendre::<f64>(6)
-        .expect("a rule")
-        .tail(&[0.0; 6])
-        .is_none());
+    let six = rules::legendre::<f64>(6).expect("a rule");
+    assert!(six.tail(&[0.0; 6], f64::INFINITY).is_none());
 }
 
 /// Entire integrands end after two rules on their spectrum's reading (12 and 24 points in qd

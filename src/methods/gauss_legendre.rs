@@ -651,17 +651,23 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             let rule = self.rule(degree)?;
             let values = &values[offset..offset + rule.points()];
             offset += rule.points();
-            // The spectrum is read on a piece's first two rules only (`Piece::spectral`): four
-            // sums of products a point, as many as a cheap integrand's own operations.
+            // The spectrum is read on a piece's first two rules only (`Piece::spectral`), and
+            // not past its top pair where that is above ONSET of the mean |f| (no reading
+            // could follow): its four sums of products cost as much as a cheap integrand.
             let apply = |a: T, b: T, degree: usize, read: bool| {
                 let half = (b - a).ldexp(-1);
+                let abs = rule.integrate_abs(values, half).to_f64();
                 let spectral = read
-                    .then(|| Spectral::of(rule.tail(values), rule.points(), half.to_f64()))
+                    .then(|| {
+                        let h = half.to_f64().abs();
+                        let tail = rule.tail(values, ONSET * abs / (2.0 * h));
+                        Spectral::of(tail, rule.points(), h)
+                    })
                     .flatten();
                 Step {
                     degree,
                     value: rule.integrate(values, half),
-                    abs: rule.integrate_abs(values, half).to_f64(),
+                    abs,
                     jitter: rule.abscissa_rounding(values, (a + b).ldexp(-1), half),
                     spectral,
                 }

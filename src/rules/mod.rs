@@ -135,7 +135,9 @@ impl<T: Real> Rule<T> {
 
     /// The sizes of the Legendre coefficients of `values` (the integrand at the points of
     /// [`Rule::abscissae`]) in the middle and at the top of the rule's range, in units of the
-    /// values: `None` for a rule of fewer than 7 points.
+    /// values: `None` for a rule of fewer than 7 points, or where the top coefficients are above
+    /// `ceiling` (the spectrum has not begun to fall, and the middle pair is not read: the
+    /// functionals cost two products a point).
     ///
     /// ```
     /// use hpquad::rules;
@@ -144,11 +146,11 @@ impl<T: Real> Rule<T> {
     /// let mut points = Vec::new();
     /// rule.abscissae(0.0, 1.0, &mut points);
     /// let values: Vec<f64> = points.iter().map(|x| x.exp()).collect();
-    /// let tail = rule.tail(&values).unwrap();
-    /// assert!(tail.top < 1e-9 * tail.middle);
+    /// let tail = rule.tail(&values, f64::INFINITY).unwrap();
+    /// assert!(tail.top < 1e-4 * tail.middle); // c_10 / c_6 ≈ 2^6 6! / (2^10 10!) ≈ 1e-5
     /// # Ok::<(), hpquad::Error>(())
     /// ```
-    pub fn tail(&self, values: &[T]) -> Option<Tail> {
+    pub fn tail(&self, values: &[T], ceiling: f64) -> Option<Tail> {
         let spectrum = self.spectrum.as_ref()?;
         let coefficient = |j: usize| {
             let u = &spectrum.functionals[j];
@@ -173,9 +175,13 @@ impl<T: Real> Rule<T> {
             sum.abs().to_f64()
         };
         let [m, _, top, _] = spectrum.degrees;
+        let top_pair = coefficient(2).max(coefficient(3));
+        if top_pair > ceiling {
+            return None;
+        }
         Some(Tail {
             middle: coefficient(0).max(coefficient(1)),
-            top: coefficient(2).max(coefficient(3)),
+            top: top_pair,
             span: top - m,
         })
     }
