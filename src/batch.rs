@@ -283,8 +283,8 @@ impl Batch {
     /// Where the integrals run (default [`Device::Cpu`]): [`Device::Gpu`] runs every integral
     /// (in x, or over a rectangle by Fubini) on the first CUDA device, one per thread, with
     /// the CPU's algorithms (dd and qd results are the CPU's bits; f64 ones may differ in the
-    /// last bits where the integrand calls a transcendental function); no device is then an
-    /// error. [`Device::Auto`] takes the GPU for batches of at least `GPU_MIN_BATCH`
+    /// last bits where the integrand or a bound calls a transcendental function); no device is
+    /// then an error. [`Device::Auto`] takes the GPU for batches of at least `GPU_MIN_BATCH`
     /// integrals when one is present and the integrand compiles for it, the CPU otherwise.
     pub fn device(mut self, device: Device) -> Batch {
         self.device = device;
