@@ -21,8 +21,14 @@
 // HPQ_SIMPSON_DEPTH and HPQ_KRONROD_PIECES, the host's constants. The kernel's name says
 // method, type and number of variables, so the host cannot launch it on data of another shape.
 //
-// Inputs and outputs of real_t travel limb-major as in evaluate.cu (limb j of element i at
-// p[j * n + i]); the parameters are HPQ_VARS - 1 such arrays one after the other.
+// The host also splices in, after the integrand, the bounds as functions of the parameters,
+// `real_t hpq_bound_<k>(const real_t *params)` (k = 0, 1: x lower and upper; 2, 3: y), and
+// `#define HPQ_PARAMS <parameters>`: each thread makes its own row's parameters (a sweep from
+// its index, or an uploaded value) and bounds, so that the host sends no per-row data for a
+// sweep and evaluates no bound.
+//
+// Arrays of real_t with one value per row travel limb-major as in evaluate.cu (limb j of
+// element i at p[j * n + i]).
 #include "reduce.cuh"
 #include "soa.cuh"
 
@@ -643,24 +649,62 @@ __device__ int fubini(real_t *vars, real_t ax, real_t bx, real_t ay, real_t by, 
 }
 #endif
 
+// ---- a row's parameters and bounds ---------------------------------------------------------
+
+// Parameter v of row `row`: swept (plan[3v] = count > 0: point k = (row / stride) mod count of
+// `count` evenly spaced from start to stop, batch.rs's ParamValue::Linspace in the host's
+// operations: start + k (stop - start) / (count - 1), start when count is 1) or uploaded
+// (count 0: column plan[3v + 2] of `columns`, n values limb-major).
+__device__ __forceinline__ real_t parameter(int v, const unsigned long long *plan,
+                                            const double *sweep, const double *columns,
+                                            unsigned long long i, unsigned long long n,
+                                            unsigned long long row) {
+    const int L = limbs<real_t>::count;
+    const unsigned long long count = plan[3 * v], stride = plan[3 * v + 1];
+    real_t x;
+    if (count == 0) {
+        load_soa(columns + plan[3 * v + 2] * L * n, i, n, x);
+        return x;
+    }
+    real_t start, stop;
+    load(sweep + 2 * v * L, start);
+    if (count == 1) return start;
+    load(sweep + (2 * v + 1) * L, stop);
+    // count <= 2^53 (the host sends no longer sweep), so k and count - 1 are exact doubles,
+    // as T::from_i64 makes them.
+    const double k = (double)((row / stride) % count);
+    return start + R(k) * (stop - start) / R((double)(count - 1));
+}
+
+#if HPQ_PARAMS > 0
+#define HPQ_PARAM_SLOTS HPQ_PARAMS
+#else
+#define HPQ_PARAM_SLOTS 1
+#endif
+
 // ---- the kernel ------------------------------------------------------------------------------
 
-// lower, upper: n values of real_t for each coordinate (x, then y in 2-D), limb-major, one
-// coordinate after the other; params: HPQ_VARS - HPQ_COORDS arrays of n values of real_t.
+// Row i of the launch is row first + i of the batch. Its parameters come from `plan`,
+// `constants` (the sweeps' ends) and `columns` (see `parameter`); its bounds are
+// hpq_bound_0 .. hpq_bound_{2 HPQ_COORDS - 1} of the parameters (x lower, x upper, then y),
+// the host's bound tapes in the host's operations.
 // constants (real_t, `limbs` doubles each, one after the other): Simpson's 0.13579, ε, then for
-// Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss weights.
-// Outputs: value, bad_value (n values of real_t, limb-major), bad_x (n values for each
-// coordinate, as lower), error (n doubles), evaluations (n), status (n: 0 converged, 1 not
-// converged, 2 a value that is not finite at bad_x, 3 in 2-D: the outer integral met a value
-// that is not finite at x = bad_x, with no y).
+// Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss weights, then
+// each parameter's sweep start and stop (zeros for an uploaded one).
+// Outputs: value (n values of real_t, limb-major), error (n doubles), evaluations (n), status
+// (n: 0 converged, 1 not converged, 2 a value that is not finite at (x, y), 3 in 2-D: the outer
+// integral met a value that is not finite at x, with no y, 4 + k: bound k is not finite), and
+// for each row of status 2 or more one failure: its row i in failed_rows[f] and (x, y, the
+// value) in failed_at[3 f L ..] (real_t each, `limbs` doubles), f taken from the counter
+// `failures` (zero before the launch), so that a batch without failures copies none of it back.
 extern "C" __global__ void HPQ_BATCH_KERNEL(
-    const double *__restrict__ lower, const double *__restrict__ upper,
-    const double *__restrict__ params, const double *__restrict__ constants,
-    double *__restrict__ value, double *__restrict__ error,
-    unsigned long long *__restrict__ evaluations, unsigned int *__restrict__ status,
-    double *__restrict__ bad_x, double *__restrict__ bad_value, unsigned long long n,
-    double relative, double absolute, double step_min, double step_max,
-    unsigned long long max_evaluations) {
+    const double *__restrict__ columns, const unsigned long long *__restrict__ plan,
+    const double *__restrict__ constants, double *__restrict__ value,
+    double *__restrict__ error, unsigned long long *__restrict__ evaluations,
+    unsigned int *__restrict__ status, unsigned int *__restrict__ failures,
+    unsigned long long *__restrict__ failed_rows, double *__restrict__ failed_at,
+    unsigned long long n, unsigned long long first, double relative, double absolute,
+    double step_min, double step_max, unsigned long long max_evaluations) {
     const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const int L = limbs<real_t>::count;
@@ -669,59 +713,85 @@ extern "C" __global__ void HPQ_BATCH_KERNEL(
     s.step_max = step_max;
     load(constants, s.fraction);
     load(constants + L, s.eps);
+    int sweep_at = 2;
 #if defined(HPQ_BATCH_KRONROD)
     for (int k = 0; k < HPQ_KRONROD_NODES; ++k) {
         load(constants + (2 + k) * L, s.rule.nodes[k]);
         load(constants + (2 + HPQ_KRONROD_NODES + k) * L, s.rule.weights[k]);
         load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, s.rule.gauss[k]);
     }
+    sweep_at += 3 * HPQ_KRONROD_NODES;
 #endif
     const Tol tolerance = {relative, absolute};
-    real_t a, b;
-    load_soa(lower, i, n, a);
-    load_soa(upper, i, n, b);
 
+    // The parameters, then the bounds of this row (batch.rs's Task::prepare): the first that
+    // is not finite ends the row.
+    real_t params[HPQ_PARAM_SLOTS];
+    params[0] = R(0.0);
+    for (int v = 0; v < HPQ_PARAMS; ++v) {
+        params[v] = parameter(v, plan, constants + sweep_at * L, columns, i, n, first + i);
+    }
+    real_t ends[2 * HPQ_COORDS];
+    ends[0] = hpq_bound_0(params);
+    ends[1] = hpq_bound_1(params);
+#if HPQ_COORDS == 2
+    ends[2] = hpq_bound_2(params);
+    ends[3] = hpq_bound_3(params);
+#endif
     Found out;
     clear(out);
     unsigned int code = 0;
-#if HPQ_COORDS == 1
-    Point f;
-#if HPQ_VARS > 1
-    for (int v = 1; v < HPQ_VARS; ++v) load_soa(params + (v - 1) * L * n, i, n, f.vars[v]);
-#endif
-    // batch.rs's oriented: 0 when empty, the ordered interval, negated when reversed.
-    if (!eq(a, b)) {
-        const bool reversed = !lt(a, b);
-        const real_t lo = reversed ? b : a, hi = reversed ? a : b;
-        code = integrate(f, lo, hi, tolerance, max_evaluations, s, out) ? 0u : 2u;
-        if (code == 0 && reversed) out.value = -out.value;
-    }
-#else
-    real_t vars[HPQ_VARS];
-    for (int v = 2; v < HPQ_VARS; ++v) load_soa(params + (v - 2) * L * n, i, n, vars[v]);
-    real_t ay, by;
-    load_soa(lower + L * n, i, n, ay);
-    load_soa(upper + L * n, i, n, by);
     real_t bad_y = R(0.0);
-    // batch.rs's oriented in x around oriented in y: an empty side gives 0, each reversed
-    // side negates (in that order, so that an x reversed around an empty y gives -0 there too).
-    if (!eq(a, b)) {
-        const bool flip_x = !lt(a, b);
-        const real_t ax = flip_x ? b : a, bx = flip_x ? a : b;
-        if (!eq(ay, by)) {
-            const bool flip_y = !lt(ay, by);
-            const real_t lo = flip_y ? by : ay, hi = flip_y ? ay : by;
-            code = fubini(vars, ax, bx, lo, hi, tolerance, max_evaluations, s, out, bad_y);
-            if (code == 0 && flip_y) out.value = -out.value;
+    for (int k = 0; k < 2 * HPQ_COORDS; ++k) {
+        if (!bq_finite(ends[k])) {
+            code = 4 + k;
+            out.bad_value = ends[k];
+            break;
         }
-        if (code == 0 && flip_x) out.value = -out.value;
     }
-    store_soa(bad_x + L * n, i, n, bad_y);
+    if (code == 0) {
+        const real_t a = ends[0], b = ends[1];
+#if HPQ_COORDS == 1
+        Point f;
+#if HPQ_VARS > 1
+        for (int v = 1; v < HPQ_VARS; ++v) f.vars[v] = params[v - 1];
 #endif
+        // batch.rs's oriented: 0 when empty, the ordered interval, negated when reversed.
+        if (!eq(a, b)) {
+            const bool reversed = !lt(a, b);
+            const real_t lo = reversed ? b : a, hi = reversed ? a : b;
+            code = integrate(f, lo, hi, tolerance, max_evaluations, s, out) ? 0u : 2u;
+            if (code == 0 && reversed) out.value = -out.value;
+        }
+#else
+        real_t vars[HPQ_VARS];
+        for (int v = 2; v < HPQ_VARS; ++v) vars[v] = params[v - 2];
+        const real_t ay = ends[2], by = ends[3];
+        // batch.rs's oriented in x around oriented in y: an empty side gives 0, each reversed
+        // side negates (in that order, so that an x reversed around an empty y gives -0 there
+        // too).
+        if (!eq(a, b)) {
+            const bool flip_x = !lt(a, b);
+            const real_t ax = flip_x ? b : a, bx = flip_x ? a : b;
+            if (!eq(ay, by)) {
+                const bool flip_y = !lt(ay, by);
+                const real_t lo = flip_y ? by : ay, hi = flip_y ? ay : by;
+                code = fubini(vars, ax, bx, lo, hi, tolerance, max_evaluations, s, out, bad_y);
+                if (code == 0 && flip_y) out.value = -out.value;
+            }
+            if (code == 0 && flip_x) out.value = -out.value;
+        }
+#endif
+    }
     store_soa(value, i, n, out.value);
-    store_soa(bad_x, i, n, out.bad_x);
-    store_soa(bad_value, i, n, out.bad_value);
     error[i] = out.error;
     evaluations[i] = out.evaluations;
     status[i] = code != 0 ? code : (out.converged ? 0u : 1u);
+    if (code != 0) {
+        const unsigned int f = atomicAdd(failures, 1u);
+        failed_rows[f] = i;
+        store(failed_at + (3ull * f) * L, out.bad_x);
+        store(failed_at + (3ull * f + 1) * L, bad_y);
+        store(failed_at + (3ull * f + 2) * L, out.bad_value);
+    }
 }

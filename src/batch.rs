@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::estimate::Value;
 use crate::expr::Expr;
-use crate::gpu::{self, BatchSettings, Gpu, GpuReal};
+use crate::gpu::{self, BatchParams, BatchSettings, Gpu, GpuReal, ParamSource, RowFailure};
 use crate::methods::batch::faq::{self, Steps};
 use crate::methods::batch::kronrod::{self, Scratch};
 use crate::methods::batch::point::PointEval;
@@ -283,8 +283,8 @@ impl Batch {
     /// Where the integrals run (default [`Device::Cpu`]): [`Device::Gpu`] runs every integral
     /// (in x, or over a rectangle by Fubini) on the first CUDA device, one per thread, with
     /// the CPU's algorithms (dd and qd results are the CPU's bits; f64 ones may differ in the
-    /// last bits where the integrand calls a transcendental function); no device is then an
-    /// error. [`Device::Auto`] takes the GPU for batches of at least `GPU_MIN_BATCH`
+    /// last bits where the integrand or a bound calls a transcendental function); no device is
+    /// then an error. [`Device::Auto`] takes the GPU for batches of at least `GPU_MIN_BATCH`
     /// integrals when one is present and the integrand compiles for it, the CPU otherwise.
     pub fn device(mut self, device: Device) -> Batch {
         self.device = device;
@@ -412,10 +412,14 @@ impl Batch {
             relative: self.relative.unwrap_or(1000.0 * Real::to_f64(T::epsilon())),
             absolute: self.absolute,
         };
+        let sweeps = (0..self.parameters().len())
+            .map(|k| sweep_of::<T>(rows, k))
+            .collect();
         let job = Job {
             batch: self,
             rule: rule.as_deref(),
             tolerance,
+            sweeps,
         };
         match self.device {
             Device::Cpu => {}
@@ -432,15 +436,20 @@ impl Batch {
         }
         Ok(rows
             .par_iter()
+            .enumerate()
             .map_init(
                 || Task::<T>::new(&job),
-                |task, row| task.integrate(&job, row),
+                |task, (r, row)| task.integrate(&job, r, row),
             )
             .collect())
     }
 
-    /// Every row on the GPU: the parameters and bounds of each row on the CPU (a row that
-    /// fails there keeps its error), then one device thread per integral.
+    /// Every row on the GPU, one device thread per integral. The host does what the device
+    /// cannot: it reads each parameter as a sweep the device makes from the row's index
+    /// ([`sweep_of`]) or as values it uploads, checks each row's length and values (a row
+    /// that fails here keeps the CPU's error, and the device's answer for it is dropped),
+    /// and turns the device's columns into rows in parallel; the bounds are evaluated on the
+    /// device, a bound that is not finite is the row's error as on the CPU.
     fn run_gpu<T: Real + GpuReal>(
         &self,
         job: &Job<'_, T>,
@@ -449,29 +458,53 @@ impl Batch {
     where
         Value: From<T>,
     {
-        let prepared: Vec<Result<Prepared<T>>> = rows
-            .par_iter()
-            .map_init(|| Task::<T>::new(job), |task, row| task.prepare(job, row))
-            .collect();
-        let ready: Vec<&Prepared<T>> = prepared.iter().filter_map(|p| p.as_ref().ok()).collect();
-        let p = self.parameters().len();
+        let names = self.parameters();
+        let p = names.len();
         let coords = self.integrand.coordinates();
-        let mut lower = Vec::with_capacity(ready.len() * coords);
-        let mut upper = Vec::with_capacity(ready.len() * coords);
-        let mut params = Vec::with_capacity(ready.len() * p);
-        for r in &ready {
-            // x, then y: ends holds lower x, upper x, lower y, upper y.
-            for c in 0..coords {
-                lower.push(r.ends[2 * c]);
-                upper.push(r.ends[2 * c + 1]);
-            }
-            params.extend_from_slice(&r.params);
-        }
-        let integrand = crate::expr::cuda::integrand::<T>(self.integrand.tape())
-            .map_err(|e| Error::Gpu(e.to_string()))?;
+        let n = rows.len();
+        let gpu_error = |e: crate::expr::cuda::CodegenError| Error::Gpu(e.to_string());
+        // The integrand and the bounds as device code; a bound that did not parse stopped the
+        // batch in validate.
+        let integrand =
+            crate::expr::cuda::integrand::<T>(self.integrand.tape()).map_err(gpu_error)?;
+        let bounds = self
+            .bound_exprs()
+            .map(|e| crate::expr::cuda::integrand::<T>(e.tape()).map_err(gpu_error))
+            .collect::<Result<Vec<_>>>()?;
         let nodes = job.rule.map_or(0, |r| r.nodes().len());
-        let source = Gpu::batch_source::<T>(&integrand, self.method, coords, nodes)?;
+        let source = Gpu::batch_source::<T>(&integrand, &bounds, self.method, coords, nodes)?;
         let device = Gpu::new(0)?;
+
+        // Each parameter: a sweep made on the device, or an uploaded column.
+        let mut sources = Vec::with_capacity(p);
+        let mut uploaded = Vec::new();
+        for (k, sweep) in job.sweeps.iter().enumerate() {
+            match sweep {
+                Some(sweep) => sources.push(*sweep),
+                None => {
+                    sources.push(ParamSource::Column(uploaded.len()));
+                    uploaded.push(k);
+                }
+            }
+        }
+        // The uploaded values, row-major, and which rows the host can make at all.
+        let u = uploaded.len();
+        let mut values = vec![T::zero(); n * u];
+        let made: Vec<bool> = if u == 0 {
+            rows.par_iter().map(|row| row.len() == p).collect()
+        } else {
+            values
+                .par_chunks_mut(u)
+                .zip(rows.par_iter())
+                .map(|(slots, row)| {
+                    row.len() == p
+                        && slots
+                            .iter_mut()
+                            .zip(&uploaded)
+                            .all(|(slot, &k)| row[k].value::<T>().map(|v| *slot = v).is_ok())
+                })
+                .collect()
+        };
         let settings = BatchSettings {
             method: self.method,
             tolerance: job.tolerance,
@@ -480,48 +513,195 @@ impl Batch {
             rule: job.rule,
             chunk: self.gpu_chunk,
         };
-        let outcomes = device.batch_of_source(
-            &source,
-            coords,
-            integrand.dims,
-            &lower,
-            &upper,
-            &params,
-            &settings,
-        )?;
-        let mut outcomes = outcomes.into_iter();
-        Ok(prepared
-            .into_iter()
-            .map(|p| {
-                let p = p?;
-                let outcome = outcomes.next().ok_or_else(|| {
-                    Error::Gpu("the device returned fewer integrals than it was given".into())
-                })?;
-                conclude(job, &p.params, outcome)
+        let params = BatchParams {
+            rows: n,
+            sources: &sources,
+            values: &values,
+        };
+        let columns = device.batch(&source, coords, integrand.dims, &params, &settings)?;
+        if columns.len() != n {
+            return Err(Error::Gpu(format!(
+                "the device returned {} integrals for the {n} it was given",
+                columns.len()
+            )));
+        }
+        let texts: Vec<&BoundText> = self.bound_texts().collect();
+        Ok((0..n)
+            .into_par_iter()
+            .map(|i| {
+                let row = &rows[i];
+                // The parameters as the CPU reads them, for a failed row's message alone.
+                let params = || {
+                    let mut params = vec![T::zero(); p];
+                    row_values(names, &job.sweeps, i, row, &mut params).map(|()| params)
+                };
+                if !made[i] {
+                    return Err(params().err().unwrap_or_else(|| {
+                        Error::Gpu(format!("row {i} was set aside but its values read"))
+                    }));
+                }
+                match columns.row(i) {
+                    Ok(r) => conclude(job, params, Ok(r)),
+                    Err(RowFailure::NonFinite(at)) => conclude(job, params, Err(at)),
+                    Err(RowFailure::Bound { which, value }) => {
+                        let params = params()?;
+                        Err(bound_error(which, texts[which], value, names, &params))
+                    }
+                }
             })
             .collect())
     }
+
+    /// The bounds' texts in x then y order, lower before upper.
+    fn bound_texts(&self) -> impl Iterator<Item = &BoundText> {
+        [&self.x, &self.y]
+            .into_iter()
+            .take(self.integrand.coordinates())
+            .flatten()
+            .flat_map(|(lower, upper)| [lower, upper])
+    }
+
+    /// The bounds' expressions in [`Batch::bound_texts`]'s order (those that parsed: all of
+    /// them once validate has passed).
+    fn bound_exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.bound_texts().filter_map(|b| b.expr.as_ref().ok())
+    }
 }
 
-/// One row made ready: its parameter values and its bounds (x, then y), all finite.
-struct Prepared<T> {
-    params: Vec<T>,
-    ends: [T; 4],
+/// Parameter `k` as a sweep the device can make from the row's index: every row's value is
+/// point (r / stride) mod count of the same [`ParamValue::Linspace`] (one parameter's range,
+/// or a range in a grid of them, as `--param` makes them), whose ends are numbers in `T`.
+/// None sends the values instead. The device then computes what
+/// [`ParamValue::value`] computes, in the same operations.
+fn sweep_of<T: Real>(rows: &[Vec<ParamValue>], k: usize) -> Option<ParamSource<T>> {
+    let Some(ParamValue::Linspace {
+        start,
+        stop,
+        index: 0,
+        count,
+    }) = rows.first()?.get(k)
+    else {
+        return None;
+    };
+    let count = *count;
+    if count == 0 || count > 1 << 53 {
+        return None;
+    }
+    let first = constant::<T>(start).ok()?;
+    // With one point the stop is never read.
+    let last = if count == 1 {
+        first
+    } else {
+        constant::<T>(stop).ok()?
+    };
+    let point = |row: &Vec<ParamValue>| match row.get(k) {
+        Some(ParamValue::Linspace {
+            start: s,
+            stop: e,
+            index,
+            count: c,
+        }) if *c == count && s == start && e == stop => Some(*index),
+        _ => None,
+    };
+    // Rows per point: where the index first moves (to 1), or all of them.
+    let stride = match rows.iter().position(|row| point(row) != Some(0)) {
+        None => return Some(sweep(first, last, count, rows.len().max(1) as u64)),
+        Some(r) if point(&rows[r]) == Some(1) => r as u64,
+        Some(_) => return None,
+    };
+    let regular = rows
+        .par_iter()
+        .enumerate()
+        .all(|(r, row)| point(row) == Some((r as u64 / stride) % count));
+    regular.then(|| sweep(first, last, count, stride))
 }
 
-/// A method's outcome as the row's estimate or error.
+fn sweep<T>(start: T, stop: T, count: u64, stride: u64) -> ParamSource<T> {
+    ParamSource::Sweep {
+        start,
+        stop,
+        count,
+        stride,
+    }
+}
+
+/// The values of tuple `r` in `T`, into `out`, or why it has none (the wrong length, a value
+/// that is not a number). A parameter with a sweep ([`sweep_of`]) takes the sweep's value at
+/// `r`, the bits [`ParamValue::value`] gives, without reading its text again.
+fn row_values<T: Real>(
+    names: &[String],
+    sweeps: &[Option<ParamSource<T>>],
+    r: usize,
+    row: &[ParamValue],
+    out: &mut [T],
+) -> Result<()> {
+    if row.len() != names.len() {
+        return Err(Error::InvalidOption {
+            option: "parameters",
+            reason: format!(
+                "a tuple of {} values was given for the {} parameters {}",
+                row.len(),
+                names.len(),
+                names.join(", ")
+            ),
+        });
+    }
+    for (k, ((value, name), slot)) in row.iter().zip(names).zip(out).enumerate() {
+        if let Some(v) = sweeps
+            .get(k)
+            .copied()
+            .flatten()
+            .and_then(|s| s.sweep_value(r as u64))
+        {
+            *slot = v;
+            continue;
+        }
+        *slot = value.value::<T>().map_err(|reason| Error::InvalidOption {
+            option: "parameters",
+            reason: format!("the value of {name}: {reason}"),
+        })?;
+    }
+    Ok(())
+}
+
+/// The error of bound `which` (x lower, x upper, y lower, y upper), `value` for the
+/// parameters `params`.
+fn bound_error<T: Real>(
+    which: usize,
+    text: &BoundText,
+    value: T,
+    names: &[String],
+    params: &[T],
+) -> Error {
+    Error::InvalidBound {
+        which: if which.is_multiple_of(2) {
+            "lower"
+        } else {
+            "upper"
+        },
+        text: text.text.clone(),
+        reason: format!(
+            "it is {value} for {}; the batch methods need finite bounds",
+            describe(names, params)
+        ),
+    }
+}
+
+/// A method's outcome as the row's estimate or error; `params` gives the row's parameter
+/// values, asked for only to name them in an error.
 fn conclude<T: Real>(
     job: &Job<'_, T>,
-    params: &[T],
+    params: impl FnOnce() -> Result<Vec<T>>,
     outcome: std::result::Result<Integrated<T>, NonFiniteAt<T>>,
 ) -> Result<BatchEstimate>
 where
     Value: From<T>,
 {
     let names = job.batch.parameters();
+    let describe = |params: Result<Vec<T>>| -> Result<String> { Ok(describe(names, &params?)) };
     match outcome {
         Ok(r) if !r.value.is_finite() => Err(Error::Overflow {
-            value: format!("{} (at {})", r.value, describe(names, params)),
+            value: format!("{} (at {})", r.value, describe(params())?),
             evaluations: r.evaluations,
         }),
         Ok(r) => Ok(BatchEstimate {
@@ -532,8 +712,8 @@ where
         }),
         Err(at) => Err(Error::NonFinite {
             x: match at.y {
-                None => format!("{}, {}", at.x, describe(names, params)),
-                Some(y) => format!("{}, y = {y}, {}", at.x, describe(names, params)),
+                None => format!("{}, {}", at.x, describe(params())?),
+                Some(y) => format!("{}, y = {y}, {}", at.x, describe(params())?),
             },
             value: at.value.to_string(),
         }),
@@ -545,6 +725,8 @@ struct Job<'a, T> {
     batch: &'a Batch,
     rule: Option<&'a KronrodRule<T>>,
     tolerance: Tolerance,
+    /// Each parameter's sweep over the rows, where it is one ([`sweep_of`]).
+    sweeps: Vec<Option<ParamSource<T>>>,
 }
 
 /// One worker's state: the integrand and the bounds ready to evaluate, the variables
@@ -564,11 +746,8 @@ where
 {
     fn new(job: &Job<'a, T>) -> Task<'a, T> {
         let batch = job.batch;
-        let bounds = [&batch.x, &batch.y]
-            .into_iter()
-            .flatten()
-            .flat_map(|(lower, upper)| [lower, upper])
-            .filter_map(|b| b.expr.as_ref().ok())
+        let bounds = batch
+            .bound_exprs()
             .map(|e| PointEval::new(e.tape()))
             .collect();
         let dims = batch.integrand.coordinates();
@@ -581,57 +760,35 @@ where
         }
     }
 
-    /// The row's parameter values and bounds, or why it cannot be integrated.
-    fn prepare(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<Prepared<T>> {
+    /// The row's bounds (x, then y), its parameter values left in the variables after the
+    /// coordinates, or why it cannot be integrated.
+    fn prepare(&mut self, job: &Job<'a, T>, r: usize, row: &[ParamValue]) -> Result<[T; 4]> {
         let batch = job.batch;
         let dims = batch.integrand.coordinates();
         let names = batch.parameters();
-        if row.len() != names.len() {
-            return Err(Error::InvalidOption {
-                option: "parameters",
-                reason: format!(
-                    "a tuple of {} values was given for the {} parameters {}",
-                    row.len(),
-                    names.len(),
-                    names.join(", ")
-                ),
-            });
-        }
-        for (k, (value, name)) in row.iter().zip(names).enumerate() {
-            self.vars[dims + k] = value.value::<T>().map_err(|reason| Error::InvalidOption {
-                option: "parameters",
-                reason: format!("the value of {name}: {reason}"),
-            })?;
-        }
-        let params = self.vars[dims..].to_vec();
+        row_values(names, &job.sweeps, r, row, &mut self.vars[dims..])?;
+        let params = &self.vars[dims..];
         // The bounds of this tuple, in x then y order, each finite.
         let mut ends = [T::zero(); 4];
-        let texts = [&batch.x, &batch.y]
-            .into_iter()
-            .flatten()
-            .flat_map(|(lower, upper)| [lower, upper]);
-        for (k, (eval, text)) in self.bounds.iter_mut().zip(texts).enumerate() {
-            let v = eval.at(&params);
+        for (k, (eval, text)) in self.bounds.iter_mut().zip(batch.bound_texts()).enumerate() {
+            let v = eval.at(params);
             if !v.is_finite() {
-                return Err(Error::InvalidBound {
-                    which: if k % 2 == 0 { "lower" } else { "upper" },
-                    text: text.text.clone(),
-                    reason: format!(
-                        "it is {v} for {}; the batch methods need finite bounds",
-                        describe(names, &params)
-                    ),
-                });
+                return Err(bound_error(k, text, v, names, params));
             }
             ends[k] = v;
         }
-        Ok(Prepared { params, ends })
+        Ok(ends)
     }
 
-    fn integrate(&mut self, job: &Job<'a, T>, row: &[ParamValue]) -> Result<BatchEstimate> {
-        let Prepared { params, ends } = self.prepare(job, row)?;
+    fn integrate(
+        &mut self,
+        job: &Job<'a, T>,
+        r: usize,
+        row: &[ParamValue],
+    ) -> Result<BatchEstimate> {
+        let ends = self.prepare(job, r, row)?;
         let batch = job.batch;
         let dims = batch.integrand.coordinates();
-        self.vars[dims..].copy_from_slice(&params);
         let method = batch.method;
         let steps = batch.steps;
         let cap = batch.max_evaluations;
@@ -715,7 +872,8 @@ where
                 })
             })
         };
-        conclude(job, &params, outcome)
+        let params = &self.vars[dims..];
+        conclude(job, || Ok(params.to_vec()), outcome)
     }
 }
 
@@ -751,4 +909,81 @@ fn describe<T: Real>(names: &[String], values: &[T]) -> String {
         .map(|(n, v)| format!("{n} = {v}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(ranges: &[(&str, &str, u64)]) -> Vec<Vec<ParamValue>> {
+        // The last range changes fastest, as `--param` builds its grid.
+        let mut rows: Vec<Vec<ParamValue>> = vec![vec![]];
+        for &(start, stop, count) in ranges {
+            rows = rows
+                .into_iter()
+                .flat_map(|row| {
+                    (0..count).map(move |i| {
+                        let mut row = row.clone();
+                        row.push(ParamValue::linspace(start, stop, i, count));
+                        row
+                    })
+                })
+                .collect();
+        }
+        rows
+    }
+
+    #[test]
+    fn sweeps_are_found_with_their_strides() {
+        let rows = grid(&[("0", "1", 3), ("0.5", "pi", 4), ("2", "2", 1)]);
+        assert_eq!(rows.len(), 12);
+        let strides: Vec<Option<ParamSource<Dd>>> = (0..3).map(|k| sweep_of(&rows, k)).collect();
+        let pi = Dd::PI;
+        assert_eq!(
+            strides,
+            vec![
+                Some(sweep(Dd::from(0.0), Dd::from(1.0), 3, 4)),
+                Some(sweep(Dd::from(0.5), pi, 4, 1)),
+                Some(sweep(Dd::from(2.0), Dd::from(2.0), 1, 12)),
+            ]
+        );
+        // The device's formula on each row's index gives the host's value, bit for bit.
+        for (r, row) in rows.iter().enumerate() {
+            for (k, source) in strides.iter().enumerate() {
+                let made = source.and_then(|s| s.sweep_value(r as u64));
+                assert_eq!(made, row[k].value::<Dd>().ok(), "row {r}, parameter {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn irregular_columns_are_uploaded() {
+        let mut rows = grid(&[("0", "1", 5)]);
+        // Out of order, another range, a plain value, a missing value, a stop that is not a
+        // number, no rows: each is sent as values (whose errors are the CPU's).
+        let mut swapped = rows.clone();
+        swapped.swap(1, 2);
+        let mut other = rows.clone();
+        other[3] = vec![ParamValue::linspace("0", "2", 3, 5)];
+        let mut plain = rows.clone();
+        plain[4] = vec![ParamValue::F64(1.0)];
+        let mut short = rows.clone();
+        short[2] = vec![];
+        let bad_stop = grid(&[("0", "one", 5)]);
+        for (what, rows) in [
+            ("swapped", &swapped),
+            ("other range", &other),
+            ("plain", &plain),
+            ("short", &short),
+            ("bad stop", &bad_stop),
+            ("empty", &Vec::new()),
+        ] {
+            assert_eq!(sweep_of::<f64>(rows, 0), None, "{what}");
+        }
+        // One point never reads its stop.
+        let one = grid(&[("0.25", "one", 1)]);
+        assert_eq!(sweep_of::<f64>(&one, 0), Some(sweep(0.25, 0.25, 1, 1)));
+        rows.truncate(3);
+        assert_eq!(sweep_of::<f64>(&rows, 0), Some(sweep(0.0, 1.0, 5, 1)));
+    }
 }

@@ -468,3 +468,251 @@ fn rectangles_orient_and_fail_as_on_the_cpu() {
         }
     }
 }
+
+/// Bounds are evaluated on the device and parameters read there: a bound that is not finite
+/// (sqrt(p) − sqrt(p) at p = -1, 1/p at p = 0, the y bound 1/(p − 2) at p = 2), a value that
+/// is not a number and a tuple of the wrong length fail in their own rows with the CPU's
+/// messages, in every precision and method, 1-D and 2-D; the rows around them are the CPU's
+/// (bits in dd and qd) and within their estimates of the closed form ∫_0^b dx/(1 + p x)² =
+/// b/(1 + p b) (times the y width in 2-D). Rational, so that the kernels compile quickly.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn bounds_and_parameters_fail_in_the_same_rows() {
+    let rows: Vec<Vec<ParamValue>> = vec![
+        vec!["1".into()],
+        vec!["0".into()],
+        vec!["-1".into()],
+        vec!["abc".into()],
+        vec![],
+        vec!["2".into(), "3".into()],
+        vec!["2".into()],
+        vec![ParamValue::F64(0.75)],
+    ];
+    // Which rows fail: in 2-D p = 2 as well (its y bound).
+    let fails_1d = [false, true, true, true, true, true, false, false];
+    let fails_2d = [false, true, true, true, true, true, true, false];
+    let bound_rows_1d = [1, 2];
+    let bound_rows_2d = [1, 2, 6];
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let eps = match precision {
+            Precision::F64 => f64::EPSILON,
+            Precision::Dd => Dd::EPSILON.to_f64(),
+            Precision::Qd => Qd::EPSILON.to_f64(),
+        };
+        for method in BatchMethod::ALL {
+            for dims in [1, 2] {
+                let what = format!("{} {method} {dims}-D", precision_name(precision));
+                let batch = if dims == 1 {
+                    Batch::new("1/(1+p*x)^2", &["p"])
+                        .unwrap()
+                        .bounds("sqrt(p)-sqrt(p)", "1/p")
+                } else {
+                    Batch::new_2d("1/(1+p*x)^2", &["p"])
+                        .unwrap()
+                        .bounds("sqrt(p)-sqrt(p)", "1/p")
+                        .y_bounds("0", "1/(p-2)")
+                }
+                .method(method)
+                .precision(precision)
+                .tolerance(if method == BatchMethod::AdaptiveSimpson {
+                    1e-8
+                } else {
+                    1e3 * eps
+                });
+                let (cpu, gpu) = both(&batch, &rows);
+                let (fails, bound_rows) = if dims == 1 {
+                    (fails_1d, &bound_rows_1d[..])
+                } else {
+                    (fails_2d, &bound_rows_2d[..])
+                };
+                for (k, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+                    match (c, g) {
+                        (Err(c), Err(g)) => {
+                            assert!(fails[k], "{what}, row {k}: {g}");
+                            assert_eq!(c.to_string(), g.to_string(), "{what}, row {k}");
+                            let bound = matches!(g, Error::InvalidBound { .. });
+                            assert_eq!(bound, bound_rows.contains(&k), "{what}, row {k}: {g}");
+                        }
+                        (Ok(c), Ok(g)) => {
+                            assert!(!fails[k], "{what}, row {k} integrated");
+                            if precision != Precision::F64 {
+                                assert_eq!(c, g, "{what}, row {k}");
+                            }
+                            let p = match &rows[k][0] {
+                                ParamValue::F64(x) => *x,
+                                other => other.value::<f64>().unwrap(),
+                            };
+                            // b = 1/p as the batch computes it (1 and 4/3 rounded: within
+                            // 100 ε below), the y width 1/(p − 2).
+                            let p = Float::with_val(BITS, p);
+                            let b = Float::with_val(BITS, 1u32 / &p);
+                            let pb1 = Float::with_val(BITS, &p * &b) + 1u32;
+                            let mut r = Float::with_val(BITS, &b / pb1);
+                            if dims == 2 {
+                                r /= Float::with_val(BITS, &p - 2u32);
+                            }
+                            let actual = Float::with_val(BITS, &exact(&g.value) - &r).abs();
+                            assert!(
+                                actual.to_f64() <= g.error + 100.0 * eps * r.to_f64().abs(),
+                                "{what}, row {k}: off by {actual:e}"
+                            );
+                        }
+                        _ => panic!("{what}, row {k}: cpu {c:?}, gpu {g:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A grid of sweeps as `--param` builds it (p changes every 5 rows, q every row) with an
+/// uploaded third parameter: the device makes p and q from the row's index, also across
+/// launches of 4 (each launch starts mid-grid): the CPU's rows, bit for bit in every
+/// precision (the integrand is rational), and ∫_0^{1+q} (1 + q x)/((1 + p x)² (1 + r)) dx =
+/// ((1 − q/p)(1 − 1/(1 + p b)) + (q/p) ln(1 + p b)) / (p (1 + r)), b = 1 + q, in MPFR.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sweeps_in_a_grid_are_the_cpu_rows() {
+    let (np, nq) = (7u64, 5u64);
+    let rows: Vec<Vec<ParamValue>> = (0..np)
+        .flat_map(|i| {
+            (0..nq).map(move |j| {
+                vec![
+                    ParamValue::linspace("0.5", "3", i, np),
+                    ParamValue::linspace("0", "1/3", j, nq),
+                    ParamValue::from(format!("0.{}", i * nq + j)),
+                ]
+            })
+        })
+        .collect();
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let eps = match precision {
+            Precision::F64 => f64::EPSILON,
+            Precision::Dd => Dd::EPSILON.to_f64(),
+            Precision::Qd => Qd::EPSILON.to_f64(),
+        };
+        for method in BatchMethod::ALL {
+            let what = format!("{} {method}", precision_name(precision));
+            let batch = Batch::new("(1+q*x)/((1+p*x)^2*(1+r))", &["p", "q", "r"])
+                .unwrap()
+                .bounds("0", "1+q")
+                .method(method)
+                .precision(precision)
+                .tolerance(if method == BatchMethod::AdaptiveSimpson {
+                    1e-8
+                } else {
+                    1e3 * eps
+                });
+            let (cpu, gpu) = both(&batch, &rows);
+            let launches = batch
+                .clone()
+                .device(Device::Gpu)
+                .gpu_chunk(4)
+                .compute(&rows)
+                .unwrap();
+            for (k, ((c, g), l)) in cpu.iter().zip(&gpu).zip(&launches).enumerate() {
+                let (c, g, l) = (
+                    c.as_ref().unwrap(),
+                    g.as_ref().unwrap(),
+                    l.as_ref().unwrap(),
+                );
+                assert_eq!(c, g, "{what}, row {k}");
+                assert_eq!(g, l, "{what}, row {k}: launches of 4");
+                let value = |v: &ParamValue| match precision {
+                    Precision::F64 => mpfr_support::mpfr(v.value::<f64>().unwrap()),
+                    Precision::Dd => mpfr_support::mpfr(v.value::<Dd>().unwrap()),
+                    Precision::Qd => mpfr_support::mpfr(v.value::<Qd>().unwrap()),
+                };
+                let (p, q, r) = (value(&rows[k][0]), value(&rows[k][1]), value(&rows[k][2]));
+                // The upper bound 1 + q as the batch computes it.
+                let b = match precision {
+                    Precision::F64 => mpfr_support::mpfr(1.0 + rows[k][1].value::<f64>().unwrap()),
+                    Precision::Dd => {
+                        mpfr_support::mpfr(Dd::ONE + rows[k][1].value::<Dd>().unwrap())
+                    }
+                    Precision::Qd => {
+                        mpfr_support::mpfr(Qd::ONE + rows[k][1].value::<Qd>().unwrap())
+                    }
+                };
+                let u = Float::with_val(BITS, &p * &b) + 1u32;
+                let qp = Float::with_val(BITS, &q / &p);
+                let first = Float::with_val(BITS, 1u32 - qp.clone())
+                    * Float::with_val(BITS, 1u32 - Float::with_val(BITS, 1u32 / &u));
+                let second = qp * u.ln();
+                let reference = (first + second) / (p * (r + 1u32));
+                let actual = Float::with_val(BITS, &exact(&g.value) - &reference)
+                    .abs()
+                    .to_f64();
+                assert!(
+                    actual <= g.error + 100.0 * eps * reference.to_f64().abs(),
+                    "{what}, row {k}: off by {actual:e}, estimate {:e}",
+                    g.error
+                );
+            }
+        }
+    }
+}
+
+/// Integrals per second of a million and ten million f64 FAQ integrals ∫_0^p dx/(1 + x²) on
+/// the GPU, p a sweep (made on the device) or uploaded values (`ParamValue::F64`, the same
+/// numbers), each timed after a warm-up and printed; every thousandth row within its bound
+/// of atan p in MPFR, and the two forms of p give the same rows.
+#[test]
+#[ignore = "needs a CUDA device; a timing"]
+fn throughput_of_sweeps_and_uploaded_values() {
+    for n in [1_000_000u64, 10_000_000] {
+        let sweep = linspace("0.5", "2", n);
+        let values: Vec<Vec<ParamValue>> = sweep
+            .iter()
+            .map(|r| vec![ParamValue::F64(r[0].value::<f64>().unwrap())])
+            .collect();
+        for dims in [1, 2] {
+            let batch = if dims == 1 {
+                Batch::new("1/(1+x^2)", &["p"]).unwrap().bounds("0", "p")
+            } else {
+                Batch::new_2d("1/((1+x^2)*(1+y^2))", &["p"])
+                    .unwrap()
+                    .bounds("0", "p")
+                    .y_bounds("0", "p")
+            }
+            .method(BatchMethod::Faq)
+            .precision(Precision::F64)
+            .device(Device::Gpu);
+            if dims == 2 && n > 1_000_000 {
+                continue;
+            }
+            let mut results = Vec::new();
+            for (name, rows) in [("sweep", &sweep), ("values", &values)] {
+                batch.compute(rows).unwrap();
+                let mut best = f64::INFINITY;
+                let mut out = Vec::new();
+                for _ in 0..3 {
+                    let start = std::time::Instant::now();
+                    out = batch.compute(rows).unwrap();
+                    best = best.min(start.elapsed().as_secs_f64());
+                }
+                let evaluations: u64 = out.iter().map(|e| e.as_ref().unwrap().evaluations).sum();
+                println!(
+                    "{dims}-D FAQ f64, {n} integrals, p {name}: {:.3e} integrals/s, {:.3e} \
+                     evaluations/s ({:.1} ms)",
+                    n as f64 / best,
+                    evaluations as f64 / best,
+                    best * 1e3
+                );
+                results.push(out);
+            }
+            for (k, (a, b)) in results[0].iter().zip(&results[1]).enumerate() {
+                assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "{dims}-D row {k}");
+            }
+            for k in (0..n as usize).step_by(1000) {
+                let g = results[0][k].as_ref().unwrap();
+                let a = Float::with_val(BITS, p_of::<f64>(&sweep[k]).atan_ref());
+                let reference = if dims == 1 { a } else { a.square() };
+                let actual = Float::with_val(BITS, &exact(&g.value) - &reference)
+                    .abs()
+                    .to_f64();
+                assert!(actual <= g.error, "{dims}-D row {k}: off by {actual:e}");
+            }
+        }
+    }
+}

@@ -35,8 +35,8 @@ pub const TOLERANCE: f64 = 1e-6;
 pub const SAMPLE: usize = 10_000;
 
 /// The parameter's range across a batch.
-const P_FROM: f64 = 0.5;
-const P_TO: f64 = 2.0;
+const P_FROM: &str = "0.5";
+const P_TO: &str = "2";
 
 /// One batch size of one method on one device.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,12 +100,10 @@ pub fn sizes(scale: Scale) -> Vec<usize> {
     }
 }
 
-/// The parameter of integral `k` of `n`, evenly spaced from 1/2 to 2.
-fn parameter(k: usize, n: usize) -> f64 {
-    if n <= 1 {
-        return P_FROM;
-    }
-    P_FROM + (P_TO - P_FROM) * k as f64 / (n - 1) as f64
+/// The parameter of integral `k` of `n`, evenly spaced from 1/2 to 2: a sweep, as
+/// `--param p=0.5:2:n` gives it (on the GPU each thread makes its own from its index).
+fn parameter(k: usize, n: usize) -> ParamValue {
+    ParamValue::linspace(P_FROM, P_TO, k as u64, n as u64)
 }
 
 /// The closed form of integral `p`, in quad-double: atan p (1-D) or atan² p (2-D).
@@ -218,9 +216,7 @@ fn run_row(
             return row;
         }
     };
-    let params: Vec<Vec<ParamValue>> = (0..n)
-        .map(|k| vec![ParamValue::F64(parameter(k, n))])
-        .collect();
+    let params: Vec<Vec<ParamValue>> = (0..n).map(|k| vec![parameter(k, n)]).collect();
     let result = timed(config, || {
         let start = Instant::now();
         let estimates = batch.compute(&params)?;
@@ -256,7 +252,10 @@ fn run_row(
         let Some(Ok(e)) = estimates.get(k) else {
             continue;
         };
-        let exact = exact(dims, parameter(k, n));
+        let Ok(p) = parameter(k, n).value::<f64>() else {
+            continue;
+        };
+        let exact = exact(dims, p);
         let error = (to_qd(&e.value) - exact).abs().to_f64();
         let relative = error / exact.abs().to_f64();
         row.sampled += 1;

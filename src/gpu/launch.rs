@@ -493,11 +493,11 @@ pub(crate) struct BatchKernel {
     func: CudaFunction,
     name: String,
     limbs: usize,
-    /// 1 (x) or 2 (x and y).
-    coords: usize,
-    vars: usize,
-    /// The doubles of the constants buffer: Simpson's fraction, ε and, for Gauss–Kronrod,
-    /// three arrays of the rule's nodes, each value `limbs` doubles.
+    /// The parameters: vars − coords.
+    params: usize,
+    /// The doubles of the constants buffer: Simpson's fraction, ε, for Gauss–Kronrod three
+    /// arrays of the rule's nodes, then each parameter's sweep start and stop, each value
+    /// `limbs` doubles.
     constants: usize,
 }
 
@@ -518,6 +518,11 @@ impl BatchKernel {
                 "the GPU computes in f64, dd or qd, not {type_name}"
             ))
         })?;
+        let params = vars.checked_sub(coords).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "a batch integrand of {vars} variables has no {coords} coordinates"
+            ))
+        })?;
         let name = super::batch::batch_kernel_name(method, type_name, coords, vars);
         let func = module
             .load_function(&name)
@@ -526,21 +531,122 @@ impl BatchKernel {
             func,
             name,
             limbs,
-            coords,
-            vars,
-            constants: (2 + 3 * nodes) * limbs,
+            params,
+            constants: (2 + 3 * nodes + 2 * params) * limbs,
         })
     }
 }
 
-/// The inputs of one batch launch: `lower` and `upper` hold an array of n values for each
-/// coordinate, `params` (vars − coords) arrays of n values, all limb-major; `constants` as
-/// [`BatchKernel`] says.
+/// The device buffers of a batch's launches, allocated once for launches of up to `capacity`
+/// integrals and `uploaded` parameter columns, with the batch's plan and constants.
+pub(crate) struct BatchBuffers {
+    capacity: usize,
+    uploaded: usize,
+    columns: CudaSlice<f64>,
+    plan: CudaSlice<u64>,
+    constants: CudaSlice<f64>,
+    value: CudaSlice<f64>,
+    error: CudaSlice<f64>,
+    evaluations: CudaSlice<u64>,
+    status: CudaSlice<u32>,
+    failures: CudaSlice<u32>,
+    failed_rows: CudaSlice<u64>,
+    failed_at: CudaSlice<f64>,
+}
+
+impl BatchBuffers {
+    /// Buffers for `kernel`'s launches of up to `capacity` integrals. `plan` holds three
+    /// numbers per parameter (count, stride, column): a sweep of `count` >= 1 points with
+    /// `stride` >= 1, or (count 0) the uploaded column `column` < `uploaded`; `constants` as
+    /// [`BatchKernel`] says.
+    pub(crate) fn new(
+        stream: &Arc<CudaStream>,
+        kernel: &BatchKernel,
+        capacity: usize,
+        uploaded: usize,
+        plan: &[u64],
+        constants: &[f64],
+    ) -> Result<BatchBuffers> {
+        if plan.len() != 3 * kernel.params || constants.len() != kernel.constants {
+            return Err(GpuError::Invalid(format!(
+                "kernel '{}' needs a plan of {} numbers and {} constant doubles; got {} and {}",
+                kernel.name,
+                3 * kernel.params,
+                kernel.constants,
+                plan.len(),
+                constants.len()
+            )));
+        }
+        for (v, entry) in plan.chunks_exact(3).enumerate() {
+            let (count, stride, column) = (entry[0], entry[1], entry[2]);
+            let valid = if count == 0 {
+                column < uploaded as u64
+            } else {
+                stride >= 1 && count <= 1 << 53
+            };
+            if !valid {
+                return Err(GpuError::Invalid(format!(
+                    "parameter {v} of kernel '{}': count {count}, stride {stride}, column \
+                     {column} of {uploaded} is neither a sweep nor an uploaded column",
+                    kernel.name
+                )));
+            }
+        }
+        let capacity = capacity.max(1);
+        let limbs = kernel.limbs;
+        let ordinal = stream.context().ordinal();
+        let upload = |host: &[f64]| {
+            // An empty list still needs a valid (one-element) buffer.
+            let host = if host.is_empty() { &[0.0][..] } else { host };
+            stream
+                .clone_htod(host)
+                .map_err(|e| alloc(ordinal, 8 * host.len(), e))
+        };
+        let plan = if plan.is_empty() { &[0][..] } else { plan };
+        let plan = stream
+            .clone_htod(plan)
+            .map_err(|e| alloc(ordinal, 8 * plan.len(), e))?;
+        let constants = upload(constants)?;
+        // Every launch writes all of its outputs below n before they are read, and the failure
+        // records below the counter, which each launch zeroes: zeros here only keep
+        // uninitialised memory out of the picture.
+        let zeros = |count: usize| {
+            stream
+                .alloc_zeros::<f64>(count.max(1))
+                .map_err(|e| alloc(ordinal, 8 * count.max(1), e))
+        };
+        Ok(BatchBuffers {
+            capacity,
+            uploaded,
+            columns: zeros(uploaded * limbs * capacity)?,
+            plan,
+            constants,
+            value: zeros(limbs * capacity)?,
+            error: zeros(capacity)?,
+            evaluations: stream
+                .alloc_zeros::<u64>(capacity)
+                .map_err(|e| alloc(ordinal, 8 * capacity, e))?,
+            status: stream
+                .alloc_zeros::<u32>(capacity)
+                .map_err(|e| alloc(ordinal, 4 * capacity, e))?,
+            failures: stream
+                .alloc_zeros::<u32>(1)
+                .map_err(|e| alloc(ordinal, 4, e))?,
+            failed_rows: stream
+                .alloc_zeros::<u64>(capacity)
+                .map_err(|e| alloc(ordinal, 8 * capacity, e))?,
+            failed_at: zeros(3 * limbs * capacity)?,
+        })
+    }
+}
+
+/// The inputs of one batch launch of `n` integrals, rows `first` to `first + n − 1` of the
+/// batch: `columns` holds the uploaded parameters' n values each, limb-major, one column
+/// after the other.
 pub(crate) struct BatchInput<'a> {
-    pub(crate) lower: &'a [f64],
-    pub(crate) upper: &'a [f64],
-    pub(crate) params: &'a [f64],
-    pub(crate) constants: &'a [f64],
+    pub(crate) n: usize,
+    pub(crate) first: u64,
+    pub(crate) columns: &'a [f64],
     pub(crate) relative: f64,
     pub(crate) absolute: f64,
     pub(crate) step_min: f64,
@@ -548,143 +654,151 @@ pub(crate) struct BatchInput<'a> {
     pub(crate) max_evaluations: u64,
 }
 
-/// What a batch launch returns for each of its n integrals.
-pub(crate) struct BatchOutput {
-    /// The values, limb-major.
-    pub(crate) value: Vec<f64>,
-    /// The error estimates.
-    pub(crate) error: Vec<f64>,
-    /// The evaluations.
-    pub(crate) evaluations: Vec<u64>,
-    /// 0 converged, 1 not converged, 2 a value that is not finite (at `bad_x`), 3 (2-D) the
-    /// outer integral met a value that is not finite at x (the first coordinate of `bad_x`
-    /// alone).
-    pub(crate) status: Vec<u32>,
-    /// Where the integrand was not finite, limb-major, an array for each coordinate.
-    pub(crate) bad_x: Vec<f64>,
-    /// The value there, limb-major.
-    pub(crate) bad_value: Vec<f64>,
+/// Where one launch's n results go on the host: `value` (n values limb-major), `error`,
+/// `evaluations`, `status` (0 converged, 1 not converged, 2 a value that is not finite, 3
+/// (2-D) the outer integral met a value that is not finite at x alone, 4 + k bound k not
+/// finite), n each.
+pub(crate) struct BatchOutput<'a> {
+    pub(crate) value: &'a mut [f64],
+    pub(crate) error: &'a mut [f64],
+    pub(crate) evaluations: &'a mut [u64],
+    pub(crate) status: &'a mut [u32],
+}
+
+/// The rows of one launch with a status of 2 or more, in no order: each row's index in the
+/// launch and its x, y and value, `limbs` doubles each (y is 0 in 1-D and for status 3; for
+/// a bound that is not finite, x and y are 0 and the value is the bound's).
+pub(crate) struct BatchFailures {
+    pub(crate) rows: Vec<u64>,
+    pub(crate) at: Vec<f64>,
 }
 
 /// Threads of a batch block: each thread keeps its method's stack (Simpson's panels,
 /// Gauss–Kronrod's pieces) in local memory, which fewer threads a block spread better.
 const BATCH_THREADS: u32 = 128;
 
-/// Runs a batch kernel over the `n` integrals of `input`.
+/// Runs a batch kernel over the `input.n` integrals of `input` in `buffers` (made for this
+/// kernel), copies their results into `output` and returns the failed rows.
 pub(crate) fn batch(
     stream: &Arc<CudaStream>,
     kernel: &BatchKernel,
+    buffers: &mut BatchBuffers,
     input: &BatchInput<'_>,
-) -> Result<BatchOutput> {
-    let (limbs, coords) = (kernel.limbs, kernel.coords);
-    let n = input.lower.len() / (limbs * coords);
-    // The doubles of one array of n values.
+    output: BatchOutput<'_>,
+) -> Result<BatchFailures> {
+    let limbs = kernel.limbs;
+    let n = input.n;
     let len = n * limbs;
-    if input.lower.len() != coords * len
-        || input.upper.len() != coords * len
-        || input.params.len() != (kernel.vars - coords) * len
-        || input.constants.len() != kernel.constants
+    if n > buffers.capacity
+        || input.columns.len() != buffers.uploaded * len
+        || output.value.len() != len
+        || output.error.len() != n
+        || output.evaluations.len() != n
+        || output.status.len() != n
     {
         return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs {coords} bound arrays of {limbs} limbs, {} parameter arrays \
-             and {} constant doubles; got {}, {}, {} and {} doubles",
+            "kernel '{}': a launch of {n} integrals (buffers for {}) needs {} uploaded \
+             parameter doubles and room for {len} value doubles and {n} errors, evaluations \
+             and statuses; got {}, {}, {}, {} and {}",
             kernel.name,
-            kernel.vars - coords,
-            kernel.constants,
-            input.lower.len(),
-            input.upper.len(),
-            input.params.len(),
-            input.constants.len()
+            buffers.capacity,
+            buffers.uploaded * len,
+            input.columns.len(),
+            output.value.len(),
+            output.error.len(),
+            output.evaluations.len(),
+            output.status.len()
         )));
     }
     if n == 0 {
-        return Ok(BatchOutput {
-            value: Vec::new(),
-            error: Vec::new(),
-            evaluations: Vec::new(),
-            status: Vec::new(),
-            bad_x: Vec::new(),
-            bad_value: Vec::new(),
+        return Ok(BatchFailures {
+            rows: Vec::new(),
+            at: Vec::new(),
         });
     }
     let blocks = u32::try_from((n as u64).div_ceil(BATCH_THREADS as u64))
         .map_err(|_| GpuError::Invalid(format!("{n} integrals are too many for one launch")))?;
     let ordinal = stream.context().ordinal();
-    let upload = |host: &[f64]| {
-        // An empty parameter list still needs a valid (one-element) buffer.
-        let host = if host.is_empty() { &[0.0][..] } else { host };
+    let failed = |e| launch_error(&kernel.name, ordinal, e);
+    if !input.columns.is_empty() {
         stream
-            .clone_htod(host)
-            .map_err(|e| alloc(ordinal, 8 * host.len(), e))
-    };
-    let (lower, upper) = (upload(input.lower)?, upload(input.upper)?);
-    let (params, constants) = (upload(input.params)?, upload(input.constants)?);
-    let zeros = |count: usize| {
-        stream
-            .alloc_zeros::<f64>(count)
-            .map_err(|e| alloc(ordinal, 8 * count, e))
-    };
-    let (mut value, mut bad_x, mut bad_value) = (zeros(len)?, zeros(coords * len)?, zeros(len)?);
-    let mut error = zeros(n)?;
-    let mut evaluations = stream
-        .alloc_zeros::<u64>(n)
-        .map_err(|e| alloc(ordinal, 8 * n, e))?;
-    let mut status = stream
-        .alloc_zeros::<u32>(n)
-        .map_err(|e| alloc(ordinal, 4 * n, e))?;
-    let n64 = n as u64;
+            .memcpy_htod(input.columns, &mut buffers.columns)
+            .map_err(failed)?;
+    }
+    stream.memset_zeros(&mut buffers.failures).map_err(failed)?;
+    let b = &mut *buffers;
+    let (n64, first) = (n as u64, input.first);
     let cfg = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (BATCH_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
     let mut args = stream.launch_builder(&kernel.func);
-    args.arg(&lower)
-        .arg(&upper)
-        .arg(&params)
-        .arg(&constants)
-        .arg(&mut value)
-        .arg(&mut error)
-        .arg(&mut evaluations)
-        .arg(&mut status)
-        .arg(&mut bad_x)
-        .arg(&mut bad_value)
+    args.arg(&b.columns)
+        .arg(&b.plan)
+        .arg(&b.constants)
+        .arg(&mut b.value)
+        .arg(&mut b.error)
+        .arg(&mut b.evaluations)
+        .arg(&mut b.status)
+        .arg(&mut b.failures)
+        .arg(&mut b.failed_rows)
+        .arg(&mut b.failed_at)
         .arg(&n64)
+        .arg(&first)
         .arg(&input.relative)
         .arg(&input.absolute)
         .arg(&input.step_min)
         .arg(&input.step_max)
         .arg(&input.max_evaluations);
-    // SAFETY: the arguments match HPQ_BATCH_KERNEL's parameters in kernels/batch.cu (four
-    // pointers to doubles read; pointers to doubles, u64 and u32 written, then to two more
-    // arrays of doubles; a u64 count, four doubles and a u64). The kernel's name says its
-    // method, type, coordinates and number of variables (from_module), so real_t has `limbs`
-    // limbs, HPQ_COORDS is `coords`, HPQ_VARS is `vars` and, for Gauss–Kronrod,
-    // HPQ_KRONROD_NODES is the `nodes` that sized `kernel.constants` (batch_source and
-    // batch_of_source take both from the same rule). Thread i < n reads lower, upper at
-    // (c * limbs + j) * n + i (c < coords, j < limbs: below coords * len, checked), params at
-    // (v * limbs + j) * n + i (v < vars - coords, below (vars - coords) * len, checked; with
-    // no parameter it reads none), constants below kernel.constants (checked), and writes
-    // value, bad_value at j * n + i (below len), bad_x at (c * limbs + j) * n + i (below
-    // coords * len), error, evaluations and status at i (below n): all within the buffers
-    // allocated above, all distinct allocations, as __restrict__ assumes.
-    unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
-    let download = |dev: &CudaSlice<f64>| {
-        stream
-            .clone_dtoh(dev)
-            .map_err(|e| launch_error(&kernel.name, ordinal, e))
-    };
-    Ok(BatchOutput {
-        value: download(&value)?,
-        error: download(&error)?,
-        evaluations: stream
-            .clone_dtoh(&evaluations)
-            .map_err(|e| launch_error(&kernel.name, ordinal, e))?,
-        status: stream
-            .clone_dtoh(&status)
-            .map_err(|e| launch_error(&kernel.name, ordinal, e))?,
-        bad_x: download(&bad_x)?,
-        bad_value: download(&bad_value)?,
+    // SAFETY: the arguments match HPQ_BATCH_KERNEL's parameters in kernels/batch.cu (pointers
+    // to doubles, u64s and doubles read; pointers to doubles, u64s and u32s written, then a
+    // u32 counter, u64s and doubles; two u64 counts, four doubles and a u64). The kernel's
+    // name says its method, type, coordinates and number of variables (from_module), so
+    // real_t has `limbs` limbs, HPQ_COORDS is `coords`, HPQ_PARAMS is `kernel.params` and, for
+    // Gauss–Kronrod, HPQ_KRONROD_NODES is the `nodes` that sized `kernel.constants`
+    // (batch_source and Gpu::batch take both from the same rule). The buffers were made for
+    // this kernel (BatchBuffers::new checked the plan's 3 · params numbers and the
+    // constants' length, and that every uploaded column index is below `uploaded`). Thread
+    // i < n <= capacity reads plan below 3 · params, constants below kernel.constants,
+    // columns at (column · limbs + j) · n + i < uploaded · limbs · capacity; it writes value at
+    // j · n + i (below limbs · capacity), error, evaluations and status at i (below
+    // capacity), and when it fails takes one slot f of the counter (zeroed above, so f < n
+    // <= capacity) and writes failed_rows[f] and failed_at below 3 · limbs · capacity: all
+    // within the buffers, all distinct allocations, as __restrict__ assumes. Sweeps divide by
+    // a stride >= 1 (checked).
+    unsafe { args.launch(cfg) }.map_err(failed)?;
+    stream
+        .memcpy_dtoh(&b.value.slice(..len), output.value)
+        .map_err(failed)?;
+    stream
+        .memcpy_dtoh(&b.error.slice(..n), output.error)
+        .map_err(failed)?;
+    stream
+        .memcpy_dtoh(&b.evaluations.slice(..n), output.evaluations)
+        .map_err(failed)?;
+    stream
+        .memcpy_dtoh(&b.status.slice(..n), output.status)
+        .map_err(failed)?;
+    let mut count = [0u32];
+    stream
+        .memcpy_dtoh(&b.failures, &mut count[..])
+        .map_err(failed)?;
+    stream.synchronize().map_err(failed)?;
+    let count = (count[0] as usize).min(n);
+    if count == 0 {
+        return Ok(BatchFailures {
+            rows: Vec::new(),
+            at: Vec::new(),
+        });
+    }
+    Ok(BatchFailures {
+        rows: stream
+            .clone_dtoh(&b.failed_rows.slice(..count))
+            .map_err(failed)?,
+        at: stream
+            .clone_dtoh(&b.failed_at.slice(..3 * limbs * count))
+            .map_err(failed)?,
     })
 }
 

@@ -41,7 +41,9 @@ pub use backend::{
     gpu_min_list_points, gpu_min_points, gpu_min_rule_points, GpuBackend, HybridBackend,
     GPU_CALL_POINTS,
 };
-pub use batch::{BatchRow, BatchSettings, MAX_BATCH_CHUNK};
+pub use batch::{
+    BatchColumns, BatchParams, BatchRow, BatchSettings, ParamSource, RowFailure, MAX_BATCH_CHUNK,
+};
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
