@@ -35,6 +35,13 @@
 //! BCAQ and PBCAQ make the same steps on the same intervals, so they give the same bits; only
 //! the evaluation differs (the calling thread against the backend's threads).
 //!
+//! A region step (`region.rs`) is one [`Backend::region_step`]: the abscissae, the values, each
+//! interval's piece and the accepted intervals' sums, reduced in groups of 256 in a fixed tree
+//! (a GPU block's), the groups in order. The CPU backend spreads the chunks and groups over its
+//! pool; the GPU runs the trapezoid–Simpson step in three kernels (`kernels/region.cu`) and
+//! copies back one partial a group, the Kronrod step through its point lists with the host's
+//! part in the pool. Every device gives the same bits for the same regions in dd and qd.
+//!
 //! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
 //! region is cut into the largest power of two of intervals whose points fit
 //! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
@@ -42,9 +49,10 @@
 //! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
 //! for any number of threads; a [`Config`] may set it.
 //!
-//! Regions for a device ([`device_region_intervals`]): when the backend would evaluate a list
-//! of [`GPU_REGION_POINTS`] on another device than a list of one point (the hybrid backend's
-//! GPU, in the precisions where it takes point lists), the regions of the parallel schemes are
+//! Regions for a device ([`device_region_intervals`]): when the backend would run a region
+//! step of [`GPU_REGION_POINTS`] on another device than a step of one interval (the hybrid
+//! backend's GPU: trapezoid–Simpson regions from `gpu_min_region_points`, Kronrod ones where
+//! it takes point lists), the regions of the parallel schemes are
 //! cut to fit [`GPU_REGION_POINTS`] instead: each step there costs a launch, two copies and a
 //! synchronisation (tens of microseconds) whatever its size, so the GPU wants the paper's
 //! fewer, larger steps. The choice depends on the backend, the precision and the rule, never on
@@ -254,9 +262,9 @@ pub fn region_intervals<T: Real>(rule: IntervalRule, gauss_points: Option<usize>
 }
 
 /// α·β for the parallel schemes on `backend`: cut to fit [`GPU_REGION_POINTS`] when the
-/// backend would evaluate a list that long on another device than a list of one point (the
-/// hybrid backend's GPU), else [`region_intervals`]. Asking may start the hybrid backend's GPU,
-/// as a list of that length would.
+/// backend would run a region step that large on another device than a step of one interval
+/// ([`Backend::device_for_region`]: the hybrid backend's GPU), else [`region_intervals`].
+/// Asking may start the hybrid backend's GPU, as a step of that size would.
 pub fn device_region_intervals<T: Real, F: Integrand, B: Backend>(
     f: &F,
     backend: &B,

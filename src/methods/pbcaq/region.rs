@@ -17,7 +17,8 @@
 //!   `first` are zero lanes), and the groups' sums in group order: values in
 //!   `T::Accumulator`, errors and floors in f64.
 //!
-//! The CPU evaluates a step in chunks of [`CHUNK_POINTS`] points, spread over its pool; the GPU
+//! The CPU evaluates a step in chunks of [`CHUNK_POINTS`] points on one thread, of
+//! [`PARALLEL_CHUNK_POINTS`] spread over its pool; the GPU
 //! in three launches (`kernels/region.cu`) that leave only the groups' sums to copy back.
 
 use std::ops::{Add, Range};
@@ -36,9 +37,15 @@ pub const GROUP: usize = 256;
 /// Lanes of a warp, in the order of the sums' tree.
 const WARP: usize = 32;
 
-/// The points of one chunk of a CPU step at most (the CPU backend's chunk): whole intervals,
-/// at least one.
+/// The points of one chunk of a step on the calling thread at most (the CPU backend's chunk,
+/// one `eval_batch` call): whole intervals, at least one.
 pub const CHUNK_POINTS: usize = 512;
+
+/// The points of one chunk of a step spread over a pool at most: a region of the CPU's
+/// [`super::REGION_POINTS`] (4096) makes 32 tasks, enough for 16 threads to share it evenly,
+/// while a batch of 128 points still amortises the tape's cost per operation. The chunking
+/// never changes the bits: each interval's piece is its own, the sums go by groups.
+pub const PARALLEL_CHUNK_POINTS: usize = 128;
 
 /// How a step judges its intervals.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -235,9 +242,11 @@ impl<'a, T: Real> Region<'a, T> {
         RegionSums::from_groups(first, groups)
     }
 
-    /// The intervals of a CPU chunk: as many whole intervals as fit [`CHUNK_POINTS`].
-    fn chunk_intervals(&self) -> usize {
-        (CHUNK_POINTS / self.pair.points(1)).max(1)
+    /// The intervals of a chunk: as many whole intervals as fit `points` (trapezoid–Simpson:
+    /// their 2n + 1 points, so that 255 fit 512 and no batch of one point is left over).
+    fn chunk_intervals(&self, points: usize) -> usize {
+        let per = self.pair.first_point(1);
+        (points.saturating_sub(self.pair.points(1) - per) / per).max(1)
     }
 
     /// The pieces of intervals `range`, evaluated on the calling thread into `out`.
@@ -265,7 +274,7 @@ impl<'a, T: Real> Region<'a, T> {
 
     /// The step on the calling thread, chunk after chunk: BCAQ's and SCAQ's.
     pub(crate) fn step_serial<F: Integrand>(&self, f: &F) -> Result<RegionSums<T>> {
-        let chunk = self.chunk_intervals();
+        let chunk = self.chunk_intervals(CHUNK_POINTS);
         let mut pieces = Vec::with_capacity(self.intervals);
         for start in (0..self.intervals).step_by(chunk) {
             self.chunk_pieces(f, start..(start + chunk).min(self.intervals), &mut pieces)?;
@@ -276,7 +285,7 @@ impl<'a, T: Real> Region<'a, T> {
     /// The step with its chunks and groups spread over the current rayon pool (the CPU
     /// backend's, inside its `install`): the same bits as [`Region::step_serial`].
     pub(crate) fn step_parallel<F: Integrand>(&self, f: &F) -> Result<RegionSums<T>> {
-        let chunk = self.chunk_intervals();
+        let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS);
         let mut pieces = vec![
             Piece {
                 value: T::zero(),
@@ -341,7 +350,7 @@ impl<'a, T: Real> Region<'a, T> {
         backend: &B,
         f: &F,
     ) -> Result<RegionSums<T>> {
-        let chunk = self.chunk_intervals();
+        let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS);
         let mut points = vec![T::zero(); self.points()];
         // Chunk c's intervals write their points from first_point(c · chunk) on; the
         // trapezoid–Simpson chunks share their last end with the next one, written by both
