@@ -12,6 +12,7 @@ use precision::Real;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::rule_points;
+use crate::methods::pbcaq::region::{self, Region};
 
 /// The points `a + (first + k * stride) * h` for `k < count`, in the working precision.
 ///
@@ -135,6 +136,26 @@ pub trait Backend: Sync {
     /// not need. The default, for the CPU, is 0: there every point costs its evaluation.
     fn points_per_call<T: Real, F: Integrand>(&self, _f: &F) -> usize {
         0
+    }
+
+    /// One region step of the adaptive cutting schemes ([`crate::methods::pbcaq`]): the
+    /// region's α·β intervals each approximated by its rule pair, reduced to the accepted
+    /// intervals' sums in the fixed order of [`crate::methods::pbcaq::region`] (the same bits
+    /// on every device in dd and qd). A non-finite value is [`Error::NonFinite`] naming the
+    /// point of smallest index. The default evaluates the region's points with
+    /// [`Backend::evaluate`] and does the rest on the calling thread.
+    fn region_step<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Region<'_, T>,
+    ) -> Result<region::RegionSums<T>> {
+        region.step_by_evaluate(self, f)
+    }
+
+    /// The device that [`Backend::region_step`] would run `region` on, for the per-stage
+    /// record. The default is [`Backend::device_for_points`] of its points.
+    fn device_for_region<T: Real, F: Integrand>(&self, f: &F, region: &Region<'_, T>) -> Arc<str> {
+        self.device_for_points::<T, F>(f, region.points())
     }
 
     /// The Genz–Malik rule's class sums and fourth differences on each region of a list

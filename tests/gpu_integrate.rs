@@ -351,3 +351,83 @@ fn gpu_tanh_sinh_qd_heavy_timing() {
         t_one / t_gpu
     );
 }
+
+/// PBCAQ or PSCAQ with the trapezoid–Simpson pair and regions of 2^12 intervals on `backend`.
+fn region_run<T: Real, B: Backend>(
+    backend: &B,
+    expression: &str,
+    scheme: hpquad::methods::pbcaq::Scheme,
+    b: T,
+    relative: f64,
+) -> hpquad::Result<hpquad::methods::Outcome<T>> {
+    use hpquad::methods::pbcaq::{pbcaq, Config, IntervalRule};
+    let f = Expr::parse(expression, 1).unwrap();
+    let mut config = Config::new(scheme).with_rule(IntervalRule::TrapezoidSimpson);
+    config.region_intervals = Some(1 << 12);
+    let options = Options {
+        relative: Some(relative),
+        ..Options::default()
+    };
+    pbcaq(&f, backend, Interval::new(T::zero(), b), &config, &options)
+}
+
+/// The region kernels (kernels/region.cu) against the CPU's region steps: the same regions,
+/// so the same bits in dd and qd (value, error, evaluations, steps), for block and side
+/// cutting; every run honest against the closed form 3 (1 - e^-30) / (9 + 25π²) of
+/// e^(-3x) cos(5πx) over [0, 10], and f64 within its tolerance.
+fn region_kernels_agree<T: Real>(relative: f64) {
+    use hpquad::methods::pbcaq::Scheme;
+    let f = "exp(-3*x)*cos(5*pi*x)";
+    let ten = T::from_i64(10);
+    let exact = (T::from_i64(1) - T::from_i64(-30).exp()) * 3.0 / (T::pi() * T::pi() * 25.0 + 9.0);
+    let cpu = CpuBackend::new(0).unwrap();
+    let gpu = gpu_backend();
+    for scheme in [Scheme::Pbcaq, Scheme::Pscaq] {
+        let on_gpu = region_run(&gpu, f, scheme, ten, relative).unwrap();
+        let on_cpu = region_run(&cpu, f, scheme, ten, relative).unwrap();
+        let actual = (on_gpu.value - exact).abs().to_f64();
+        println!(
+            "{} {scheme}: gpu {} ± {:.1e} (actual {actual:.1e}), {} evaluations, {} steps; cpu {} ± {:.1e}",
+            T::NAME,
+            on_gpu.value,
+            on_gpu.error,
+            on_gpu.evaluations,
+            on_gpu.levels,
+            on_cpu.value,
+            on_cpu.error
+        );
+        assert!(on_gpu.converged && actual <= on_gpu.error, "{scheme}");
+        assert!(actual <= relative * exact.abs().to_f64(), "{scheme}");
+        assert!(on_gpu.stages.iter().all(|s| s.device.starts_with("gpu")));
+        if T::LIMBS > 1 {
+            assert_eq!(on_gpu.value, on_cpu.value, "{scheme}");
+            assert_eq!(on_gpu.error.to_bits(), on_cpu.error.to_bits(), "{scheme}");
+            assert_eq!(on_gpu.evaluations, on_cpu.evaluations, "{scheme}");
+            assert_eq!(on_gpu.levels, on_cpu.levels, "{scheme}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_region_kernels_give_the_cpus_bits() {
+    region_kernels_agree::<f64>(1e-9);
+    region_kernels_agree::<Dd>(1e-8);
+    region_kernels_agree::<Qd>(1e-7);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_region_kernels_name_a_non_finite_point_like_the_cpu() {
+    use hpquad::methods::pbcaq::Scheme;
+    let cpu = CpuBackend::new(0).unwrap();
+    let gpu = gpu_backend();
+    // ln 0 at the first point; 1/0 at 0.75, an end inside the first region (point 6144).
+    for f in ["ln(x)", "1/(x - 0.75)"] {
+        let on_gpu = region_run(&gpu, f, Scheme::Pbcaq, Dd::ONE, 1e-10).unwrap_err();
+        let on_cpu = region_run(&cpu, f, Scheme::Pbcaq, Dd::ONE, 1e-10).unwrap_err();
+        println!("{f}: gpu: {on_gpu}; cpu: {on_cpu}");
+        assert!(matches!(on_gpu, Error::NonFinite { .. }));
+        assert_eq!(on_gpu.to_string(), on_cpu.to_string());
+    }
+}

@@ -709,3 +709,102 @@ fn parallel_schemes_keep_the_cpus_regions_where_lists_stay_on_the_cpu() {
         2048
     );
 }
+
+/// A region step on one thread, on the CPU's pool and through its point lists gives the same
+/// bits: PBCAQ and PSCAQ with regions of 600 intervals (groups of the sums cut short at the
+/// top) on e^(2x) sin(3x) over [0, 5] in dd, all three ways, against the closed form.
+#[test]
+fn region_steps_agree_however_they_are_spread() {
+    use hpquad::backend::Backend;
+    use hpquad::methods::pbcaq::region::{Cut, Region};
+    use hpquad::methods::pbcaq::Pair;
+    struct Lists(CpuBackend);
+    impl Backend for Lists {
+        fn device(&self) -> std::sync::Arc<str> {
+            self.0.device()
+        }
+        fn uniform_sums<T: Real, F: hpquad::integrand::Integrand>(
+            &self,
+            f: &F,
+            grids: &[hpquad::backend::UniformGrid<T>],
+        ) -> hpquad::Result<Vec<T>> {
+            self.0.uniform_sums(f, grids)
+        }
+        fn evaluate<T: Real, F: hpquad::integrand::Integrand>(
+            &self,
+            f: &F,
+            points: &[T],
+        ) -> hpquad::Result<Vec<T>> {
+            self.0.evaluate(f, points)
+        }
+    }
+    let f = Expr::parse("exp(2*x)*sin(3*x)", 1).expect("parses");
+    let (ten, fifteen) = (Dd::from(10), Dd::from(15));
+    let exact = (ten.exp() * (fifteen.sin() * 2.0 - fifteen.cos() * 3.0) + 3.0) / 13.0;
+    let options = Options {
+        relative: Some(1e-20),
+        ..Options::default()
+    };
+    for scheme in [Scheme::Pbcaq, Scheme::Pscaq] {
+        let mut config = Config::new(scheme);
+        config.region_intervals = Some(600);
+        let interval = Interval::new(Dd::ZERO, Dd::from(5));
+        let one = pbcaq(
+            &f,
+            &CpuBackend::new(1).expect("a pool"),
+            interval,
+            &config,
+            &options,
+        )
+        .expect("integrates");
+        let many = pbcaq(
+            &f,
+            &CpuBackend::new(4).expect("a pool"),
+            interval,
+            &config,
+            &options,
+        )
+        .expect("integrates");
+        let lists = pbcaq(
+            &f,
+            &Lists(CpuBackend::new(3).expect("a pool")),
+            interval,
+            &config,
+            &options,
+        )
+        .expect("integrates");
+        for other in [&many, &lists] {
+            assert_eq!(one.value, other.value, "{scheme}");
+            assert_eq!(one.error.to_bits(), other.error.to_bits(), "{scheme}");
+            assert_eq!(one.evaluations, other.evaluations, "{scheme}");
+        }
+        let actual = (one.value - exact).abs().to_f64();
+        assert!(
+            one.converged && actual <= one.error,
+            "{scheme}: {actual} > {}",
+            one.error
+        );
+    }
+    // One step by hand: side cutting with no tolerance accepts only the intervals whose error
+    // is within twice their floor, from the top down.
+    let pair = Pair::<Dd>::TrapezoidSimpson;
+    let region = Region::new(
+        &pair,
+        Dd::ZERO,
+        Dd::ONE,
+        300,
+        Cut::Side {
+            tolerance: 0.0,
+            span: 1.0,
+        },
+    );
+    let sums = CpuBackend::new(2)
+        .expect("a pool")
+        .region_step(&f, &region)
+        .expect("steps");
+    assert_eq!(
+        sums.first, 300,
+        "no interval of width 1/300 is within its floor"
+    );
+    assert_eq!(sums.error, 0.0);
+}

@@ -13,6 +13,7 @@ use crate::backend::{
 };
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
+use crate::methods::pbcaq::region::{Region, RegionSums};
 
 /// Runs uniform sums on a rayon thread pool of its own, built once per value.
 ///
@@ -76,6 +77,11 @@ impl CpuBackend {
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }
+
+    /// Runs `op` in the pool, so that rayon's parallel iterators inside it use its threads.
+    pub(crate) fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(op)
+    }
 }
 
 impl Backend for CpuBackend {
@@ -126,6 +132,21 @@ impl Backend for CpuBackend {
         }
         Ok(values)
     }
+    /// The region's chunks of intervals (abscissae, values, pieces) and then its groups'
+    /// sums spread over the pool's threads; the groups combined in order: the same bits as on
+    /// one thread. A region of one chunk stays on the calling thread.
+    fn region_step<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Region<'_, T>,
+    ) -> Result<RegionSums<T>> {
+        require_1d(f)?;
+        if self.threads() == 1 || region.points() <= reduce::CHUNK as usize {
+            return region.step_serial(f);
+        }
+        self.pool.install(|| region.step_parallel(f))
+    }
+
     /// The regions spread over the pool's threads, one region a task: each region's points
     /// are evaluated and summed on one thread in the order of its points, so the sums have the
     /// same bits for any thread count.

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::rule_points;
+use crate::methods::pbcaq::region::{Region, RegionSums};
+use crate::methods::pbcaq::Pair;
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).
@@ -44,6 +46,8 @@ enum Kernel {
     Evaluate,
     /// `kernels/genz_malik.cu`.
     Rule,
+    /// `kernels/region.cu`.
+    Region,
 }
 
 impl GpuBackend {
@@ -87,6 +91,7 @@ impl GpuBackend {
             Kernel::UniformSum => Gpu::integrand_source::<G>(&code)?,
             Kernel::Evaluate => Gpu::evaluate_source::<G>(&code)?,
             Kernel::Rule => Gpu::genz_malik_source::<G>(&code)?,
+            Kernel::Region => Gpu::region_source::<G>(&code)?,
         });
         sources.insert(key, source.clone());
         Ok(source)
@@ -169,7 +174,43 @@ impl GpuBackend {
     }
 }
 
+impl GpuBackend {
+    /// A region step of the trapezoid–Simpson pair in the region kernels; a non-finite value
+    /// is named as the CPU names it, its point and value in the working precision.
+    fn region_kernels<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Region<'_, T>,
+    ) -> Result<RegionSums<T>> {
+        let tape = Self::tape_of(f)?;
+        let source = self.source_in::<T>(Kernel::Region, tape)?;
+        let out = self.gpu.region_of_source(&source, region)?;
+        if let Some(k) = out.bad {
+            let x = region.point(k as usize);
+            let mut y = [T::zero()];
+            f.eval_batch(&[&[x]], &mut y);
+            return Err(non_finite(x, y[0]));
+        }
+        Ok(super::region::region_sums(&out))
+    }
+}
+
 impl Backend for GpuBackend {
+    /// The trapezoid–Simpson pair in the region kernels (three launches, the groups' partials
+    /// back); a Kronrod pair through the point-list kernel, the abscissae and pieces on the
+    /// host spread over rayon's pool.
+    fn region_step<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Region<'_, T>,
+    ) -> Result<RegionSums<T>> {
+        require_1d(f)?;
+        match region.pair {
+            Pair::TrapezoidSimpson => self.region_kernels(f, region),
+            Pair::Kronrod(_) => region.step_by_evaluate_parallel(self, f),
+        }
+    }
+
     fn device(&self) -> Arc<str> {
         self.name.clone()
     }
@@ -342,6 +383,16 @@ pub fn gpu_min_rule_points() -> u64 {
     min_points_override().unwrap_or(1 << 16)
 }
 
+/// The fewest points of a trapezoid–Simpson region step that the hybrid sends to the GPU's
+/// region kernels, in every precision: 2^16, as for cubature rounds
+/// ([`gpu_min_rule_points`]): the kernels take three numbers and return five a group of 256
+/// intervals, so the transfers do not grow with the points, and 2^16 evaluations cost a CPU
+/// core a millisecond or more against tens of microseconds a step on the device.
+/// `HPQUAD_GPU_MIN_POINTS` overrides it as it does the others.
+pub fn gpu_min_region_points() -> u64 {
+    min_points_override().unwrap_or(1 << 16)
+}
+
 /// The CPU for small grids, the GPU (when there is one and the integrand is an expression) for
 /// grids of at least [`gpu_min_points`] points.
 ///
@@ -417,6 +468,22 @@ impl HybridBackend {
             && count as u64 >= gpu_min_list_points::<T>(self.eager)
             && self.gpu().is_some()
     }
+    /// Whether a region step of `f` goes to the GPU: a trapezoid–Simpson region of at least
+    /// [`gpu_min_region_points`] points (its kernels copy a few numbers each way, whatever the
+    /// size), a Kronrod one where its point list would.
+    fn region_on_gpu<T: Real, F: Integrand>(&self, f: &F, region: &Region<'_, T>) -> bool {
+        match region.pair {
+            Pair::TrapezoidSimpson => {
+                self.may_use_gpu()
+                    && f.dims() == 1
+                    && f.tape().is_some()
+                    && region.points() as u64 >= gpu_min_region_points()
+                    && self.gpu().is_some()
+            }
+            Pair::Kronrod(_) => self.points_on_gpu::<T, F>(f, region.points()),
+        }
+    }
+
     /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
     /// of at least [`gpu_min_rule_points`], an expression of 2 to [`MAX_RULE_DIMS`] variables,
     /// a GPU.
@@ -504,6 +571,33 @@ impl Backend for HybridBackend {
 
     fn device_for_rule<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> Arc<str> {
         let on_gpu = self.rule_on_gpu(f, regions);
+        match self.started() {
+            Some(g) if on_gpu => g.device(),
+            _ => self.cpu.device(),
+        }
+    }
+
+    /// The GPU's region step when the region goes there, with the host's part of a Kronrod
+    /// step in the CPU's pool; else the CPU's.
+    fn region_step<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Region<'_, T>,
+    ) -> Result<RegionSums<T>> {
+        let on_gpu = self.region_on_gpu(f, region);
+        match self.started() {
+            Some(gpu) if on_gpu => match region.pair {
+                Pair::TrapezoidSimpson => gpu.region_step(f, region),
+                Pair::Kronrod(_) => self
+                    .cpu
+                    .install(|| region.step_by_evaluate_parallel(gpu, f)),
+            },
+            _ => self.cpu.region_step(f, region),
+        }
+    }
+
+    fn device_for_region<T: Real, F: Integrand>(&self, f: &F, region: &Region<'_, T>) -> Arc<str> {
+        let on_gpu = self.region_on_gpu(f, region);
         match self.started() {
             Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),

@@ -826,3 +826,190 @@ mod tests {
         assert!(at_least(&stream, &mut slot, 1024).is_ok());
     }
 }
+
+/// The three kernels of `kernels/region.cu` for one number type: `region_points_<type>`,
+/// `region_pieces_<type>`, `region_reduce_<type>`. As for [`EvaluateKernel`], the limb count
+/// comes from the names, never from the caller.
+pub(crate) struct RegionKernels {
+    points: CudaFunction,
+    pieces: CudaFunction,
+    reduce: CudaFunction,
+    type_name: String,
+    limbs: usize,
+    acc_limbs: usize,
+}
+
+impl RegionKernels {
+    /// Takes the kernels for `type_name` from a module compiled from `region.cu`.
+    pub(crate) fn from_module(module: &Arc<CudaModule>, type_name: &str) -> Result<Self> {
+        let limbs = type_limbs(type_name).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the GPU computes in f64, dd or qd, not {type_name}"
+            ))
+        })?;
+        let load = |stem: &str| {
+            module
+                .load_function(&format!("{stem}_{type_name}"))
+                .map_err(|e| driver("cuModuleGetFunction", e))
+        };
+        Ok(RegionKernels {
+            points: load("region_points")?,
+            pieces: load("region_pieces")?,
+            reduce: load("region_reduce")?,
+            type_name: type_name.to_string(),
+            // f64 sums in double-double, dd and qd in themselves (kernels/reduce.cuh).
+            acc_limbs: limbs.max(2),
+            limbs,
+        })
+    }
+
+    /// Doubles per value of the kernels' type.
+    pub(crate) fn limbs(&self) -> usize {
+        self.limbs
+    }
+}
+
+/// Device buffers of region steps, kept from one step to the next and grown like
+/// [`PointBuffers`].
+#[derive(Default)]
+pub(crate) struct RegionBuffers {
+    bounds: Option<CudaSlice<f64>>,
+    values: Option<CudaSlice<f64>>,
+    pieces: Option<CudaSlice<f64>>,
+    partials: Option<CudaSlice<f64>>,
+    /// The smallest index of a non-finite value, and the first accepted interval.
+    flags: Option<(CudaSlice<u64>, CudaSlice<u64>)>,
+}
+
+/// What a region step returns: one partial a group, the first accepted interval, the first
+/// point whose value was not finite.
+pub(crate) struct RegionOutput {
+    /// Per group of 256 intervals: the value's accumulator limbs, the lower- and upper-half
+    /// errors, the floors.
+    pub(crate) partials: Vec<f64>,
+    /// The first accepted interval (side cutting; 0 otherwise).
+    pub(crate) first: u64,
+    /// The smallest index of a point whose value was not finite.
+    pub(crate) bad: Option<u64>,
+    /// Doubles of value in each partial (the accumulator's limbs).
+    pub(crate) acc_limbs: usize,
+}
+
+/// One region step of `n` intervals: `bounds` holds lower, width and upper (`limbs` doubles
+/// each); `side` the tolerance and span of side cutting. Three launches on the stream, then
+/// the partials and the two flags copied back.
+pub(crate) fn region_step(
+    stream: &Arc<CudaStream>,
+    kernels: &RegionKernels,
+    buffers: &mut RegionBuffers,
+    bounds: &[f64],
+    n: u64,
+    eps: f64,
+    side: Option<(f64, f64)>,
+) -> Result<RegionOutput> {
+    let (limbs, acc_limbs) = (kernels.limbs, kernels.acc_limbs);
+    let name = format!("region_*_{}", kernels.type_name);
+    if bounds.len() != 3 * limbs || n == 0 || n > 1 << 40 {
+        return Err(GpuError::Invalid(format!(
+            "kernels '{name}' need 3 bounds of {limbs} limbs and 1 to 2^40 intervals, got {} \
+             doubles and {n}",
+            bounds.len()
+        )));
+    }
+    let count = 2 * n + 1;
+    let groups = n.div_ceil(THREADS as u64);
+    let too_many = |what: u64| GpuError::Invalid(format!("{what} threads are too many"));
+    let point_blocks =
+        u32::try_from(count.div_ceil(THREADS as u64)).map_err(|_| too_many(count))?;
+    let piece_blocks = u32::try_from(groups).map_err(|_| too_many(n))?;
+    let ordinal = stream.context().ordinal();
+    let (values_len, pieces_len) = (count as usize * limbs, n as usize * (limbs + 2));
+    let partials_len = groups as usize * (acc_limbs + 3);
+    let bounds_dev = at_least(stream, &mut buffers.bounds, bounds.len())?;
+    stream
+        .memcpy_htod(bounds, &mut bounds_dev.slice_mut(..bounds.len()))
+        .map_err(|e| driver("cuMemcpyHtoD", e))?;
+    let bounds_dev = &*bounds_dev;
+    if buffers.flags.is_none() {
+        let one = || {
+            stream
+                .alloc_zeros::<u64>(1)
+                .map_err(|e| alloc(ordinal, 8, e))
+        };
+        buffers.flags = Some((one()?, one()?));
+    }
+    let (bad, first) = buffers
+        .flags
+        .as_mut()
+        .ok_or_else(|| GpuError::Invalid("the region flags vanished".to_string()))?;
+    // bad = ~0 (no point yet), first = 0.
+    for (flag, start) in [(&mut *bad, u64::MAX), (&mut *first, 0)] {
+        stream
+            .memcpy_htod(&[start], flag)
+            .map_err(|e| driver("cuMemcpyHtoD", e))?;
+    }
+    let values_dev = &mut *at_least(stream, &mut buffers.values, values_len)?;
+    let pieces_dev = &mut *at_least(stream, &mut buffers.pieces, pieces_len)?;
+    let partials_dev = &mut *at_least(stream, &mut buffers.partials, partials_len)?;
+    let cfg = |blocks: u32| LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernels.points);
+    args.arg(bounds_dev)
+        .arg(&n)
+        .arg(&mut *values_dev)
+        .arg(&mut *bad);
+    // SAFETY: region_points_<type>(const double *bounds, u64 n, double *values, u64 *bad) in
+    // kernels/region.cu, its real_t of `limbs` limbs (the name says the type). bounds holds at
+    // least 3 * limbs doubles, values at least (2n + 1) * limbs (at_least above); thread
+    // k < 2n + 1 writes values[j * (2n + 1) + k] for j < limbs and bad[0] only.
+    unsafe { args.launch(cfg(point_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
+    let (side_flag, tolerance, span) = match side {
+        Some((tolerance, span)) => (1i32, tolerance, span),
+        None => (0i32, 0.0, 1.0),
+    };
+    let mut args = stream.launch_builder(&kernels.pieces);
+    args.arg(bounds_dev)
+        .arg(&n)
+        .arg(&*values_dev)
+        .arg(&mut *pieces_dev)
+        .arg(&eps)
+        .arg(&side_flag)
+        .arg(&tolerance)
+        .arg(&span)
+        .arg(&mut *first);
+    // SAFETY: region_pieces_<type>(const double *bounds, u64 n, const double *values,
+    // double *pieces, double eps, int side, double tolerance, double span, u64 *first).
+    // Thread i < n reads values at (2i + {0, 1, 2}) + j * (2n + 1), j < limbs, below
+    // (2n + 1) * limbs, and writes pieces[j * n + i] (j < limbs + 2), below n * (limbs + 2),
+    // and first[0]. values and pieces are distinct allocations.
+    unsafe { args.launch(cfg(piece_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
+    let mut args = stream.launch_builder(&kernels.reduce);
+    args.arg(&n)
+        .arg(&*pieces_dev)
+        .arg(&*first)
+        .arg(&mut *partials_dev);
+    // SAFETY: region_reduce_<type>(u64 n, const double *pieces, const u64 *first,
+    // double *partials), launched with THREADS (256) threads a block as block_reduce needs;
+    // thread i < n reads pieces as region_pieces wrote them; block g writes
+    // partials[g * (acc_limbs + 3) ..][..acc_limbs + 3], below groups * (acc_limbs + 3).
+    unsafe { args.launch(cfg(piece_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
+    let mut partials = vec![0.0; partials_len];
+    stream
+        .memcpy_dtoh(&partials_dev.slice(..partials_len), &mut partials)
+        .map_err(|e| launch_error(&name, ordinal, e))?;
+    let mut out_flags = [0u64; 2];
+    for (flag, out) in [&*bad, &*first].into_iter().zip(out_flags.chunks_mut(1)) {
+        stream
+            .memcpy_dtoh(flag, out)
+            .map_err(|e| launch_error(&name, ordinal, e))?;
+    }
+    Ok(RegionOutput {
+        partials,
+        first: out_flags[1],
+        bad: Some(out_flags[0]).filter(|&k| k != u64::MAX),
+        acc_limbs,
+    })
+}

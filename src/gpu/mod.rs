@@ -28,6 +28,7 @@ mod context;
 mod error;
 mod launch;
 mod real;
+mod region;
 mod rule;
 mod sys;
 mod tables;
@@ -38,8 +39,8 @@ use cudarc::driver::{CudaContext, CudaStream};
 use precision::Real;
 
 pub use backend::{
-    gpu_min_list_points, gpu_min_points, gpu_min_rule_points, GpuBackend, HybridBackend,
-    GPU_CALL_POINTS,
+    gpu_min_list_points, gpu_min_points, gpu_min_region_points, gpu_min_rule_points, GpuBackend,
+    HybridBackend, GPU_CALL_POINTS,
 };
 pub use batch::{
     BatchColumns, BatchParams, BatchRow, BatchSettings, ParamSource, RowFailure, MAX_BATCH_CHUNK,
@@ -59,6 +60,7 @@ use launch::{ElementwiseKernel, EvaluateKernel, PointBuffers, UniformSumKernel};
 const UNIFORM_SUM_CU: &str = include_str!("../../kernels/uniform_sum.cu");
 const EVALUATE_CU: &str = include_str!("../../kernels/evaluate.cu");
 const GENZ_MALIK_CU: &str = include_str!("../../kernels/genz_malik.cu");
+const REGION_CU: &str = include_str!("../../kernels/region.cu");
 const BATCH_CU: &str = include_str!("../../kernels/batch.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
 const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
@@ -143,6 +145,8 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     compiler: Arc<Compiler>,
     points: Mutex<PointStaging>,
+    /// The device buffers of region steps ([`Gpu::region_source`]), kept between steps.
+    regions: Mutex<launch::RegionBuffers>,
     _ctx: Arc<CudaContext>,
 }
 
@@ -168,6 +172,7 @@ impl Gpu {
             stream: ctx.default_stream(),
             compiler,
             points: Mutex::new(PointStaging::default()),
+            regions: Mutex::new(launch::RegionBuffers::default()),
             _ctx: ctx,
         })
     }

@@ -30,7 +30,7 @@ pub(super) fn caq<T: Real, F: Integrand, B: Backend>(
         return Ok(None);
     }
     let (a, b) = (run.a, run.b);
-    let first = run.pieces(&[a, b], false)?;
+    let first = run.pieces(&[a, b])?;
     run.size_known(|| first[0].value);
     let mut queue = VecDeque::from([(a, b, first[0])]);
     let mut total = Total::new();
@@ -51,7 +51,7 @@ pub(super) fn caq<T: Real, F: Integrand, B: Backend>(
             break;
         }
         let middle = lower + width.ldexp(-1);
-        let halves = run.pieces(&[lower, middle, upper], false)?;
+        let halves = run.pieces(&[lower, middle, upper])?;
         queue.push_back((lower, middle, halves[0]));
         queue.push_back((middle, upper, halves[1]));
     }

@@ -19,7 +19,7 @@
 
 use precision::Real;
 
-use super::pair::Piece;
+use super::region::{Cut, Region, RegionSums};
 use super::{Pass, Run, Scheme, Total};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -47,7 +47,6 @@ pub(super) fn cutting<T: Real, F: Integrand, B: Backend>(
     let whole = b - a;
     let (mut upper, mut length) = (b, whole);
     let mut total = Total::new();
-    let mut ends = Vec::with_capacity(n + 1);
     while upper > a {
         // Under the cap, the last region's points stay in reserve for what is left.
         let last = !run.affords(2 * step);
@@ -59,39 +58,53 @@ pub(super) fn cutting<T: Real, F: Integrand, B: Backend>(
         } else {
             upper - length
         };
-        region_ends(lower, upper, n, &mut ends);
-        let pieces = run.pieces(&ends, parallel)?;
-        // The sum only until the size is known: after that it would be work thrown away.
-        run.size_known(|| sum(&pieces));
+        let mut region = Region::new(run.pair, lower, upper, n, Cut::Block);
+        let narrow = run.too_narrow(region.end(1) - region.lower);
+        // Side cutting judges each interval on its share, once the tolerance is known; a
+        // narrow region is kept whole.
+        let side = !block && !last && !narrow;
+        if let (true, Some(tolerance)) = (side, run.tolerance) {
+            region.cut = Cut::Side {
+                tolerance,
+                span: run.span,
+            };
+        }
+        let mut sums = run.step(&region, parallel)?;
+        // The sum only until the size is known (a block step's: every interval counted).
+        run.size_known(|| T::from_accumulator(sums.value));
+        if side && region.cut == Cut::Block {
+            // The first region of a relative tolerance, stepped before the shares were known:
+            // again, judged on them, when the cap leaves room for it and a last region.
+            if !run.affords(3 * step) {
+                total.add_region(&sums);
+                return Ok(Some(total.pass(true)));
+            }
+            region.cut = Cut::Side {
+                tolerance: run.tolerance.unwrap_or(0.0),
+                span: run.span,
+            };
+            sums = run.step(&region, parallel)?;
+        }
         if last {
-            total.add(&pieces);
+            total.add_region(&sums);
             return Ok(Some(total.pass(true)));
         }
-        let narrow = run.too_narrow(ends[1] - ends[0]);
         if block {
             let share = run.share(upper - lower);
-            let error: f64 = pieces.iter().map(|p| p.error).sum();
-            let floor: f64 = pieces.iter().map(|p| p.floor).sum();
-            if narrow || error <= share.max(2.0 * floor) {
-                total.add(&pieces);
+            if narrow || sums.error <= share.max(2.0 * sums.floor) {
+                total.add_region(&sums);
                 upper = lower;
-                if expansion.expand(&pieces, share, error, run.pair.order()) {
+                if expansion.expand(&sums, n, share, run.pair.order()) {
                     length = (length + length).min(whole);
                 }
             } else {
                 length = length.ldexp(-1);
             }
         } else {
-            let kept = pieces
-                .iter()
-                .zip(ends.windows(2))
-                .rev()
-                .take_while(|(piece, end)| narrow || piece.is_final(run.share(end[1] - end[0])))
-                .count();
-            let cut = n - kept;
-            total.add(&pieces[cut..]);
-            upper = ends[cut];
-            length = if kept == n {
+            // The intervals from sums.first up were within their shares.
+            total.add_region(&sums);
+            upper = region.end(sums.first);
+            length = if sums.first == 0 {
                 (length + length).min(whole)
             } else {
                 length.ldexp(-1)
@@ -99,23 +112,6 @@ pub(super) fn cutting<T: Real, F: Integrand, B: Backend>(
         }
     }
     Ok(Some(total.pass(false)))
-}
-
-/// The ends of `n` equal intervals of [lower, upper], the last exactly `upper`.
-fn region_ends<T: Real>(lower: T, upper: T, n: usize, ends: &mut Vec<T>) {
-    ends.clear();
-    let width = (upper - lower) / T::from_i64(n as i64);
-    ends.extend((0..n).map(|i| lower + width * T::from_i64(i as i64)));
-    ends.push(upper);
-}
-
-/// The pieces' sum, for the size of the integral.
-fn sum<T: Real>(pieces: &[Piece<T>]) -> T {
-    let mut value = T::zero().to_accumulator();
-    for piece in pieces {
-        value = value + piece.value.to_accumulator();
-    }
-    T::from_accumulator(value)
 }
 
 /// When to take the expansion step after a region is accepted (§4.2).
@@ -141,10 +137,17 @@ impl Expansion {
         }
     }
 
-    /// Whether to double the length after accepting `pieces` (in increasing order; the next
-    /// region lies below the first), whose errors sum to `error` against `share`, with a rule
+    /// Whether to double the length after accepting a region of `intervals` intervals with
+    /// `sums` (the next region lies below its first interval) against `share`, with a rule
     /// whose error goes as width^order.
-    fn expand<T>(&mut self, pieces: &[Piece<T>], share: f64, error: f64, order: f64) -> bool {
+    fn expand<T: Real>(
+        &mut self,
+        sums: &RegionSums<T>,
+        intervals: usize,
+        share: f64,
+        order: f64,
+    ) -> bool {
+        let error = sums.error;
         match self {
             Expansion::Always => true,
             Expansion::Coin(generator) => generator.next() >> 63 == 1,
@@ -152,9 +155,7 @@ impl Expansion {
                 // The slope of the errors in the direction of travel (from upper down to
                 // lower), as the difference between the halves: falling when the half next to
                 // the region ahead holds less error than the half behind.
-                let (ahead, behind) = pieces.split_at(pieces.len() / 2);
-                let sum = |half: &[Piece<T>]| half.iter().map(|p| p.error).sum::<f64>();
-                ahead.is_empty() || sum(ahead) < sum(behind)
+                intervals < 2 || sums.error_lower < sums.error_upper
             }
             Expansion::Log => {
                 // Doubling the width of α·β intervals multiplies the region's error by
@@ -191,12 +192,5 @@ mod tests {
         assert_eq!(g.next(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(g.next(), 0x6E78_9E6A_A1B9_65F4);
         assert_eq!(g.next(), 0x06C4_5D18_8009_454F);
-    }
-
-    #[test]
-    fn region_ends_tile_the_region() {
-        let mut ends = Vec::new();
-        region_ends(1.0, 2.0, 4, &mut ends);
-        assert_eq!(ends, vec![1.0, 1.25, 1.5, 1.75, 2.0]);
     }
 }

@@ -35,6 +35,13 @@
 //! BCAQ and PBCAQ make the same steps on the same intervals, so they give the same bits; only
 //! the evaluation differs (the calling thread against the backend's threads).
 //!
+//! A region step (`region.rs`) is one [`Backend::region_step`]: the abscissae, the values, each
+//! interval's piece and the accepted intervals' sums, reduced in groups of 256 in a fixed tree
+//! (a GPU block's), the groups in order. The CPU backend spreads the chunks and groups over its
+//! pool; the GPU runs the trapezoid–Simpson step in three kernels (`kernels/region.cu`) and
+//! copies back one partial a group, the Kronrod step through its point lists with the host's
+//! part in the pool. Every device gives the same bits for the same regions in dd and qd.
+//!
 //! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
 //! region is cut into the largest power of two of intervals whose points fit
 //! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
@@ -42,9 +49,10 @@
 //! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
 //! for any number of threads; a [`Config`] may set it.
 //!
-//! Regions for a device ([`device_region_intervals`]): when the backend would evaluate a list
-//! of [`GPU_REGION_POINTS`] on another device than a list of one point (the hybrid backend's
-//! GPU, in the precisions where it takes point lists), the regions of the parallel schemes are
+//! Regions for a device ([`device_region_intervals`]): when the backend would run a region
+//! step of [`GPU_REGION_POINTS`] on another device than a step of one interval (the hybrid
+//! backend's GPU: trapezoid–Simpson regions from `gpu_min_region_points`, Kronrod ones where
+//! it takes point lists), the regions of the parallel schemes are
 //! cut to fit [`GPU_REGION_POINTS`] instead: each step there costs a launch, two copies and a
 //! synchronisation (tens of microseconds) whatever its size, so the GPU wants the paper's
 //! fewer, larger steps. The choice depends on the backend, the precision and the rule, never on
@@ -90,6 +98,7 @@
 mod caq;
 mod cutting;
 mod pair;
+pub mod region;
 
 use std::fmt;
 use std::sync::Arc;
@@ -97,14 +106,15 @@ use std::time::{Duration, Instant};
 
 use precision::Real;
 
-pub use pair::{default_gauss_points, IntervalRule};
+pub use pair::{default_gauss_points, IntervalRule, Pair};
 
 use super::adaptive::{nothing_done, MAX_DEPTH};
 use super::{oriented, Interval, Options, Outcome, Stage};
 use crate::backend::{check_finite, require_1d, Backend};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
-use pair::{Pair, Piece};
+use pair::Piece;
+use region::{Cut, Region, RegionSums};
 
 /// The seed of PBCAQr's coin when none is given: the digits of π after the point.
 pub const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
@@ -252,9 +262,9 @@ pub fn region_intervals<T: Real>(rule: IntervalRule, gauss_points: Option<usize>
 }
 
 /// α·β for the parallel schemes on `backend`: cut to fit [`GPU_REGION_POINTS`] when the
-/// backend would evaluate a list that long on another device than a list of one point (the
-/// hybrid backend's GPU), else [`region_intervals`]. Asking may start the hybrid backend's GPU,
-/// as a list of that length would.
+/// backend would run a region step that large on another device than a step of one interval
+/// ([`Backend::device_for_region`]: the hybrid backend's GPU), else [`region_intervals`].
+/// Asking may start the hybrid backend's GPU, as a step of that size would.
 pub fn device_region_intervals<T: Real, F: Integrand, B: Backend>(
     f: &F,
     backend: &B,
@@ -262,13 +272,14 @@ pub fn device_region_intervals<T: Real, F: Integrand, B: Backend>(
     gauss_points: Option<usize>,
 ) -> usize {
     let large = intervals_fitting::<T>(GPU_REGION_POINTS, rule, gauss_points);
-    let points = match rule {
-        IntervalRule::GaussKronrod => {
-            large * (2 * gauss_points.unwrap_or_else(default_gauss_points::<T>) + 1)
-        }
-        IntervalRule::TrapezoidSimpson => 2 * large + 1,
+    let Ok(pair) = Pair::<T>::new(rule, gauss_points) else {
+        return region_intervals::<T>(rule, gauss_points);
     };
-    if backend.device_for_points::<T, F>(f, points) != backend.device_for_points::<T, F>(f, 1) {
+    let (zero, one) = (T::zero(), T::from_i64(1));
+    let region = |n| Region::new(&pair, zero, one, n, Cut::Block);
+    if backend.device_for_region::<T, F>(f, &region(large))
+        != backend.device_for_region::<T, F>(f, &region(1))
+    {
         large
     } else {
         region_intervals::<T>(rule, gauss_points)
@@ -413,7 +424,7 @@ struct Run<'a, T, F, B> {
     stages: Vec<Stage>,
     /// The device of the sequential schemes' stages.
     serial: Arc<str>,
-    /// The points of the step under way, kept between steps ([`Run::pieces`]).
+    /// CAQ's points, kept between steps ([`Run::pieces`]).
     points: Vec<T>,
 }
 
@@ -447,31 +458,47 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         }
     }
 
-    /// The pieces of the run of intervals between `ends`, from one evaluation of all their
-    /// points: by the backend (`parallel`), or on the calling thread.
-    fn pieces(&mut self, ends: &[T], parallel: bool) -> Result<Vec<Piece<T>>> {
+    /// The pieces of the run of intervals between `ends` (CAQ's one or two), evaluated on
+    /// the calling thread.
+    fn pieces(&mut self, ends: &[T]) -> Result<Vec<Piece<T>>> {
         let count = ends.len() - 1;
-        // One buffer for every step's points: a region of 2^20 points is 8 to 32 MB, which a
-        // fresh allocation would fault in page by page on every step.
         let mut points = std::mem::take(&mut self.points);
         points.clear();
         self.pair.abscissae(ends, &mut points);
         let level = self.level(ends[1] - ends[0]);
         let start = Instant::now();
-        let (values, device) = if parallel {
-            let device = self.backend.device_for_points::<T, F>(self.f, points.len());
-            (self.backend.evaluate(self.f, &points)?, device)
-        } else {
-            (serial_values(self.f, &points), self.serial.clone())
-        };
+        let values = serial_values(self.f, &points);
         check_finite(&points, &values)?;
         let mut pieces = Vec::with_capacity(count);
         self.pair.estimates(ends, &values, &mut pieces);
         self.evaluations += points.len() as u64;
         self.steps += 1;
-        self.record(level, points.len() as u64, device, start.elapsed());
+        self.record(
+            level,
+            points.len() as u64,
+            self.serial.clone(),
+            start.elapsed(),
+        );
         self.points = points;
         Ok(pieces)
+    }
+
+    /// One region step ([`Backend::region_step`], or on the calling thread when not
+    /// `parallel`), counted and recorded.
+    fn step(&mut self, region: &Region<'_, T>, parallel: bool) -> Result<RegionSums<T>> {
+        let level = self.level(region.end(1) - region.lower);
+        let start = Instant::now();
+        let (sums, device) = if parallel {
+            let device = self.backend.device_for_region::<T, F>(self.f, region);
+            (self.backend.region_step(self.f, region)?, device)
+        } else {
+            (region.step_serial(self.f)?, self.serial.clone())
+        };
+        let points = region.points() as u64;
+        self.evaluations += points;
+        self.steps += 1;
+        self.record(level, points, device, start.elapsed());
+        Ok(sums)
     }
 
     /// Adds a step to the record, into the last stage when it ran at the same level on the
@@ -524,8 +551,13 @@ impl<T: Real> Total<T> {
         }
     }
 
-    /// Adds a run of pieces: their own sum first (pairwise with the region), then into the
-    /// total.
+    /// Adds a region step's accepted sums.
+    fn add_region(&mut self, sums: &RegionSums<T>) {
+        self.value = self.value + sums.value;
+        self.error += sums.error;
+    }
+
+    /// Adds a run of pieces: their own sum first, then into the total.
     fn add(&mut self, pieces: &[Piece<T>]) {
         let mut value = T::zero().to_accumulator();
         for piece in pieces {

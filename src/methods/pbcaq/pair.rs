@@ -83,7 +83,7 @@ pub fn default_gauss_points<T: Real>() -> usize {
 
 /// One interval's result.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Piece<T> {
+pub(crate) struct Piece<T> {
     /// The fine rule's estimate of the integral over the interval.
     pub value: T,
     /// The error estimate, never below `floor`.
@@ -100,17 +100,20 @@ impl<T> Piece<T> {
     }
 }
 
-/// The pair in the working precision.
+/// The pair of rules in the working precision, as a region step ([`super::region::Region`])
+/// applies it to each interval.
 #[derive(Debug, Clone)]
-pub(super) enum Pair<T> {
+pub enum Pair<T> {
+    /// A Gauss–Kronrod rule: the Kronrod estimate, QUADPACK's error from the Gauss one.
     Kronrod(Arc<KronrodRule<T>>),
+    /// The paper's pair: Simpson's estimate, its difference from the trapezoid's the error.
     TrapezoidSimpson,
 }
 
 impl<T: Real> Pair<T> {
     /// The pair for `rule`, a Kronrod rule extending `gauss_points` Gauss points (`None`:
     /// [`default_gauss_points`]).
-    pub fn new(rule: IntervalRule, gauss_points: Option<usize>) -> Result<Pair<T>> {
+    pub(super) fn new(rule: IntervalRule, gauss_points: Option<usize>) -> Result<Pair<T>> {
         Ok(match rule {
             IntervalRule::GaussKronrod => Pair::Kronrod(rules::kronrod::<T>(
                 gauss_points.unwrap_or_else(default_gauss_points::<T>),
@@ -127,10 +130,19 @@ impl<T: Real> Pair<T> {
         }
     }
 
+    /// The index of interval `i`'s first point in the points of a run ([`Pair::abscissae`]):
+    /// the run's intervals from `i` on have theirs from there.
+    pub fn first_point(&self, i: usize) -> usize {
+        match self {
+            Pair::Kronrod(rule) => i * rule.points(),
+            Pair::TrapezoidSimpson => 2 * i,
+        }
+    }
+
     /// The power of the width in an interval's error estimate, for a smooth integrand:
     /// |S - T| goes as h³; QUADPACK's scaled Kronrod error as h · (h^(2n+1) / h)^1.5 =
     /// h^(3n+1). PBCAQg compares the region's margin with what doubling the width costs.
-    pub fn order(&self) -> f64 {
+    pub(super) fn order(&self) -> f64 {
         match self {
             Pair::Kronrod(rule) => 3.0 * rule.gauss_points() as f64 + 1.0,
             Pair::TrapezoidSimpson => 3.0,
@@ -139,7 +151,7 @@ impl<T: Real> Pair<T> {
 
     /// Appends the points of the run of intervals [ends[i], ends[i + 1]] to `out`: the Kronrod
     /// abscissae of each interval in turn, or the ends and midpoints in increasing order.
-    pub fn abscissae(&self, ends: &[T], out: &mut Vec<T>) {
+    pub(crate) fn abscissae(&self, ends: &[T], out: &mut Vec<T>) {
         match self {
             Pair::Kronrod(rule) => {
                 for end in ends.windows(2) {
@@ -161,7 +173,7 @@ impl<T: Real> Pair<T> {
 
     /// Each interval's result from `values`, the integrand at the points of
     /// [`Pair::abscissae`] for the same `ends`.
-    pub fn estimates(&self, ends: &[T], values: &[T], out: &mut Vec<Piece<T>>) {
+    pub(crate) fn estimates(&self, ends: &[T], values: &[T], out: &mut Vec<Piece<T>>) {
         match self {
             Pair::Kronrod(rule) => {
                 let chunks = values.chunks(rule.points());
