@@ -37,13 +37,16 @@ __device__ __forceinline__ qd_t qd_neg(qd_t a) {
     return qd_make(-a.x[0], -a.x[1], -a.x[2], -a.x[3]);
 }
 
-__device__ __forceinline__ double qd_to_f64(qd_t a) { return a.x[0] + a.x[1]; }
+// The value rounded to a double, a zero keeping its sign (Qd::to_f64).
+__device__ __forceinline__ double qd_to_f64(qd_t a) {
+    return hpq_signed_zero(a.x[0] + a.x[1], a.x[0]);
+}
 
-// The rounded double-double of a quad-double (Qd::to_dd).
+// The rounded double-double of a quad-double, a zero keeping its sign (Qd::to_dd).
 __device__ __forceinline__ dd_t qd_to_dd(qd_t a) {
     double hi, lo;
     quick_two_sum(a.x[0], a.x[1] + (a.x[2] + a.x[3]), hi, lo);
-    return dd_make(hi, lo);
+    return dd_make(hpq_signed_zero(hi, a.x[0]), lo);
 }
 
 // Component i of v, or v.x[3] for i >= 3. Indexing with a run-time i would put v in local
@@ -60,11 +63,13 @@ __device__ __forceinline__ void qd_set(qd_t &v, int i, double value) {
     v.x[3] = i == 3 ? value : v.x[3];
 }
 
-// HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros.
+// HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros. A zero
+// result takes the sign of the leading input (hpq_signed_zero).
 template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
     if (!isfinite(c[0])) {
         return qd_from_f64(c[0]);
     }
+    double lead = c[0];
     double s = c[N - 1];
 #pragma unroll
     for (int i = N - 2; i >= 0; --i) {
@@ -99,6 +104,7 @@ template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
         }
     }
     qd_set(out, k, s);
+    out.x[0] = hpq_signed_zero(out.x[0], lead);
     return out;
 }
 

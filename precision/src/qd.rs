@@ -5,6 +5,7 @@
 //! arithmetic" (2008) and "Algorithms for quad-double precision floating point arithmetic"
 //! (ARITH 2001), HLB below. `kernels/qd.cuh` mirrors this file function for function.
 
+use crate::dd::signed_zero;
 use crate::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use crate::Dd;
 
@@ -80,17 +81,17 @@ impl Qd {
         Qd([x.hi, x.lo, 0.0, 0.0])
     }
 
-    /// The value rounded to a double.
+    /// The value rounded to a double (a zero keeps its sign).
     #[inline(always)]
     pub fn to_f64(self) -> f64 {
-        self.0[0] + self.0[1]
+        signed_zero(self.0[0] + self.0[1], self.0[0])
     }
 
-    /// The value rounded to a double-double.
+    /// The value rounded to a double-double (a zero keeps its sign).
     #[inline]
     pub fn to_dd(self) -> Dd {
         let (hi, lo) = quick_two_sum(self.0[0], self.0[1] + (self.0[2] + self.0[3]));
-        Dd::new(hi, lo)
+        Dd::new(signed_zero(hi, self.0[0]), lo)
     }
 
     /// `self + b` with the accuracy of IEEE-style rounding even under cancellation.
@@ -343,12 +344,14 @@ impl Qd {
 
 /// Renormalises `N >= 4` overlapping components into a quad-double (HLB `renorm`): a
 /// bottom-up pass of FastTwoSums, then a top-down pass that skips zeros so that no component
-/// is wasted.
+/// is wasted. A zero result takes the sign of the leading input (`signed_zero`: the
+/// callers pass the rounded sum or product of the leading components first).
 #[inline]
 pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
     if !c[0].is_finite() {
         return Qd::from_f64(c[0]);
     }
+    let lead = c[0];
     let mut c = c;
     let mut s = c[N - 1];
     for i in (0..N - 1).rev() {
@@ -381,7 +384,18 @@ pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
         }
     }
     out[k] = s;
+    if out[0] == 0.0 {
+        // Every component is zero. (A call, not a select: it keeps the common case's
+        // dependency chain free of the fix-up.)
+        return signed_zero_qd(lead);
+    }
     Qd(out)
+}
+
+/// The zero result of `renormalise`, with the sign of the leading input (`signed_zero`).
+#[cold]
+fn signed_zero_qd(lead: f64) -> Qd {
+    Qd::from_f64(signed_zero(0.0, lead))
 }
 
 /// Yields the components of two quad-doubles, largest magnitude first.

@@ -8,7 +8,7 @@
 //! components by magnitude) and `sqrt` of an argument outside [2^-800, 2^800] (which rescales by
 //! a per-lane power of two).
 
-use super::dd::{self, DdV};
+use super::dd::{self, signed_zero, DdV};
 use super::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use super::simd::Lanes;
 
@@ -54,7 +54,7 @@ fn neg<L: Lanes>(l: L, a: QdV<L>) -> QdV<L> {
 #[inline(always)]
 pub(crate) fn to_dd<L: Lanes>(l: L, a: QdV<L>) -> DdV<L> {
     let (hi, lo) = quick_two_sum(l, a[0], l.add(a[1], l.add(a[2], a[3])));
-    [hi, lo]
+    [signed_zero(l, hi, a[0]), lo]
 }
 
 /// `qd::renormalise` of five components. The top-down pass's zero skipping keeps a per-lane
@@ -94,6 +94,7 @@ fn renormalise<L: Lanes>(l: L, c: [L::V; 5]) -> QdV<L> {
     for j in 0..4 {
         out[j] = l.select(l.eq(k, index[j]), s, out[j]);
     }
+    out[0] = signed_zero(l, out[0], c0);
     let out = select(l, sum_finite, out, from_f64(l, first));
     select(l, lead_finite, out, from_f64(l, c0))
 }
