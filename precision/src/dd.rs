@@ -8,9 +8,9 @@
 use crate::eft::{quick_two_sum, two_prod, two_sum};
 
 /// 2^960: above it, `div_dd` scales the divisor down first.
-const HUGE_DIVISOR: f64 = 9.7453140114e288;
+pub(crate) const HUGE_DIVISOR: f64 = 9.7453140114e288;
 /// 2^-128, the exact scale factor for huge divisors.
-const TWO_M128: f64 = 2.938735877055719e-39;
+pub(crate) const TWO_M128: f64 = 2.938735877055719e-39;
 
 /// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
 ///
