@@ -48,9 +48,19 @@ __device__ __forceinline__ dd_t dd_ldexp(dd_t a, int k) {
     return dd_make(hpq_ldexp(a.hi, k), hpq_ldexp(a.lo, k));
 }
 
+// x, or when x is zero the zero with the sign of lead, 0 * lead (dd::signed_zero): an
+// operation's trailing terms are +0 when its exact result is zero, and -0 + +0 = +0 would lose
+// the sign IEEE gives that zero, which the leading intermediate `lead` has (-0 + -0 = -0,
+// -0 * y = -0 for y > 0, x - x = +0).
+__device__ __forceinline__ double hpq_signed_zero(double x, double lead) {
+    return x == 0.0 ? 0.0 * lead : x;
+}
+
 // (hi, lo) when hi is finite; else hi alone when the leading intermediate `special` was
-// finite (the final normalisation overflowed: +-inf), else `special` alone (Dd::finite_or).
-__device__ __forceinline__ dd_t dd_finite_or(double hi, double lo, double special) {
+// finite (the final normalisation overflowed: +-inf), else `special` alone; a zero hi takes
+// the sign of `special` (Dd::finish).
+__device__ __forceinline__ dd_t dd_finish(double hi, double lo, double special) {
+    hi = hpq_signed_zero(hi, special);
     if (isfinite(hi)) return dd_make(hi, lo);
     if (isfinite(special)) return dd_make(hi, 0.0);
     return dd_make(special, 0.0);
@@ -58,20 +68,21 @@ __device__ __forceinline__ dd_t dd_finite_or(double hi, double lo, double specia
 
 __device__ __forceinline__ dd_t dd_neg(dd_t a) { return dd_make(-a.hi, -a.lo); }
 
-__device__ __forceinline__ double dd_to_f64(dd_t a) { return a.hi + a.lo; }
+// The value rounded to a double, a zero keeping its sign (Dd::to_f64).
+__device__ __forceinline__ double dd_to_f64(dd_t a) { return hpq_signed_zero(a.hi + a.lo, a.hi); }
 
 // The exact sum of two doubles.
 __device__ __forceinline__ dd_t dd_from_sum(double a, double b) {
     double hi, lo;
     two_sum(a, b, hi, lo);
-    return dd_finite_or(hi, lo, a + b);
+    return dd_finish(hi, lo, a + b);
 }
 
 // The exact product of two doubles (barring underflow).
 __device__ __forceinline__ dd_t dd_from_prod(double a, double b) {
     double hi, lo;
     two_prod(a, b, hi, lo);
-    return dd_finite_or(hi, lo, hi);
+    return dd_finish(hi, lo, hi);
 }
 
 // Exact conversion of x < 2^63: the top 53 bits and the remainder are each a double.
@@ -93,7 +104,7 @@ __device__ __forceinline__ dd_t dd_add(dd_t a, dd_t b) {
     quick_two_sum(sh, c, vh, vl);
     double w = tl + vl;
     quick_two_sum(vh, w, zh, zl);
-    return dd_finite_or(zh, zl, sh);
+    return dd_finish(zh, zl, sh);
 }
 
 // a + b, JMP17 Alg. 4 (DWPlusFP).
@@ -102,7 +113,7 @@ __device__ __forceinline__ dd_t dd_add_f64(dd_t a, double b) {
     two_sum(a.hi, b, sh, sl);
     double v = a.lo + sl;
     quick_two_sum(sh, v, zh, zl);
-    return dd_finite_or(zh, zl, sh);
+    return dd_finish(zh, zl, sh);
 }
 
 // a * b, JMP17 Alg. 12 (DWTimesDW3).
@@ -114,7 +125,7 @@ __device__ __forceinline__ dd_t dd_mul(dd_t a, dd_t b) {
     double cl2 = __fma_rn(a.lo, b.hi, tl1);
     double cl3 = cl1 + cl2;
     quick_two_sum(ch, cl3, zh, zl);
-    return dd_finite_or(zh, zl, ch);
+    return dd_finish(zh, zl, ch);
 }
 
 // a * b, JMP17 Alg. 10 (DWTimesFP3).
@@ -123,7 +134,7 @@ __device__ __forceinline__ dd_t dd_mul_f64(dd_t a, double b) {
     two_prod(a.hi, b, ch, cl1);
     double cl3 = __fma_rn(a.lo, b, cl1);
     quick_two_sum(ch, cl3, zh, zl);
-    return dd_finite_or(zh, zl, ch);
+    return dd_finish(zh, zl, ch);
 }
 
 // a * a, the two cross products folded into one.
@@ -134,7 +145,7 @@ __device__ __forceinline__ dd_t dd_sqr(dd_t a) {
     double cl2 = __fma_rn(2.0 * a.hi, a.lo, tl0);
     double cl3 = cl1 + cl2;
     quick_two_sum(ch, cl3, zh, zl);
-    return dd_finite_or(zh, zl, ch);
+    return dd_finish(zh, zl, ch);
 }
 
 // Above 2^960 (HUGE_DIVISOR) dd_div scales the divisor by 2^-128 (TWO_M128), exactly.
@@ -179,7 +190,7 @@ __device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
     double d = dt + a.lo;
     double tl = d / b;
     quick_two_sum(th, tl, zh, zl);
-    return dd_finite_or(zh, zl, th);
+    return dd_finish(zh, zl, th);
 }
 
 // 1 / a.

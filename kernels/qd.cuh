@@ -4,6 +4,8 @@
 //   qd_add_merged <-> Qd::add_merged (HLB ieee_add)    qd_add_f64 <-> Qd::add_f64
 //   qd_mul <-> Qd::mul_qd (HLB sloppy_mul)    qd_mul_f64 <-> Qd::mul_f64
 //   qd_div <-> Qd::div_qd    qd_div_f64 <-> Qd::div_f64    qd_sqrt <-> Qd::sqrt
+//   qd_dd_mul <-> dd_mul    qd_dd_recip <-> dd_recip    qd_div_residual <-> div_residual
+//   qd_sqrt_residual <-> sqrt_residual
 //   qd_renormalise <-> renormalise    qd_quick_three_accum <-> quick_three_accum
 // The operators at the end follow precision/src/ops.rs (a - b is a + (-b), and so on).
 // Any change here is a change there too; tests/gpu_arith.rs compares the two bit for bit.
@@ -37,13 +39,16 @@ __device__ __forceinline__ qd_t qd_neg(qd_t a) {
     return qd_make(-a.x[0], -a.x[1], -a.x[2], -a.x[3]);
 }
 
-__device__ __forceinline__ double qd_to_f64(qd_t a) { return a.x[0] + a.x[1]; }
+// The value rounded to a double, a zero keeping its sign (Qd::to_f64).
+__device__ __forceinline__ double qd_to_f64(qd_t a) {
+    return hpq_signed_zero(a.x[0] + a.x[1], a.x[0]);
+}
 
-// The rounded double-double of a quad-double (Qd::to_dd).
+// The rounded double-double of a quad-double, a zero keeping its sign (Qd::to_dd).
 __device__ __forceinline__ dd_t qd_to_dd(qd_t a) {
     double hi, lo;
     quick_two_sum(a.x[0], a.x[1] + (a.x[2] + a.x[3]), hi, lo);
-    return dd_make(hi, lo);
+    return dd_make(hpq_signed_zero(hi, a.x[0]), lo);
 }
 
 // Component i of v, or v.x[3] for i >= 3. Indexing with a run-time i would put v in local
@@ -60,11 +65,13 @@ __device__ __forceinline__ void qd_set(qd_t &v, int i, double value) {
     v.x[3] = i == 3 ? value : v.x[3];
 }
 
-// HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros.
+// HLB renorm: a bottom-up pass of FastTwoSums, then a top-down pass that skips zeros. A zero
+// result takes the sign of the leading input (hpq_signed_zero).
 template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
     if (!isfinite(c[0])) {
         return qd_from_f64(c[0]);
     }
+    double lead = c[0];
     double s = c[N - 1];
 #pragma unroll
     for (int i = N - 2; i >= 0; --i) {
@@ -99,6 +106,7 @@ template <int N> __device__ __forceinline__ qd_t qd_renormalise(double c[N]) {
         }
     }
     qd_set(out, k, s);
+    out.x[0] = hpq_signed_zero(out.x[0], lead);
     return out;
 }
 
@@ -300,19 +308,114 @@ __device__ __forceinline__ qd_t qd_mul_f64(qd_t a, double b) {
 
 __device__ __forceinline__ qd_t qd_sqr(qd_t a) { return qd_mul(a, a); }
 
-// a / b: a double-double quotient q0, the residual a - b q0 in quad-double (sloppy: only its
-// absolute error counts), and one correction q0 + r / b with r / b in double-double
-// (Karp-Markstein style; Qd::div_qd).
-__device__ __forceinline__ qd_t qd_div(qd_t a, qd_t b) {
-    dd_t bd = qd_to_dd(b);
-    dd_t q0d = dd_div(qd_to_dd(a), bd);
-    if (!(isfinite(q0d.hi) && isfinite(b.x[0])) || b.x[0] == 0.0 || q0d.hi == 0.0) {
+// a * b for double-doubles, JMP17 Alg. 12 without special values (qd::dd_mul).
+__device__ __forceinline__ dd_t qd_dd_mul(dd_t a, dd_t b) {
+    double ch, cl1, zh, zl;
+    two_prod(a.hi, b.hi, ch, cl1);
+    double tl0 = a.lo * b.lo;
+    double tl1 = __fma_rn(a.hi, b.lo, tl0);
+    double cl2 = __fma_rn(a.lo, b.hi, tl1);
+    quick_two_sum(ch, cl1 + cl2, zh, zl);
+    return dd_make(zh, zl);
+}
+
+// 1 / b to about 2^-104: the Newton step of JMP17 Alg. 18 on the double reciprocal
+// (qd::dd_recip).
+__device__ __forceinline__ dd_t qd_dd_recip(dd_t b) {
+    double th = 1.0 / b.hi;
+    double rh = __fma_rn(-b.hi, th, 1.0);
+    double rl = -b.lo * th;
+    double eh, el, ch, cl1, dh, dl, sh, sl, zh, zl;
+    quick_two_sum(rh, rl, eh, el);
+    two_prod(eh, th, ch, cl1);
+    quick_two_sum(ch, __fma_rn(el, th, cl1), dh, dl);
+    two_sum(th, dh, sh, sl);
+    quick_two_sum(sh, dl + sl, zh, zl);
+    return dd_make(zh, zl);
+}
+
+// a - b q for q close to a / b, to a few 2^-212 |a| (qd::div_residual, operation for
+// operation): a0 - b0 qh exact, the O(u) and O(u^2) terms summed by TwoSums, the O(u^3) ones and
+// the TwoSums' errors in doubles.
+__device__ __forceinline__ dd_t qd_div_residual(qd_t a, qd_t b, dd_t q) {
+    double qh = q.hi, ql = q.lo;
+    double p00, e00, p01, e01, p10, e10, p11, e11, p20, e20;
+    two_prod(b.x[0], qh, p00, e00);
+    two_prod(b.x[0], ql, p01, e01);
+    two_prod(b.x[1], qh, p10, e10);
+    two_prod(b.x[1], ql, p11, e11);
+    two_prod(b.x[2], qh, p20, e20);
+    double d0 = a.x[0] - p00;
+    double h, t1, t2, t3, t4;
+    two_sum(d0, a.x[1], h, t1);
+    two_sum(h, -e00, h, t2);
+    two_sum(h, -p01, h, t3);
+    two_sum(h, -p10, h, t4);
+    double g, v1, v2, v3, v4, v5, v6, v7, v8, v9;
+    two_sum(h, a.x[2], g, v1);
+    two_sum(g, t1, g, v2);
+    two_sum(g, t2, g, v3);
+    two_sum(g, t3, g, v4);
+    two_sum(g, t4, g, v5);
+    two_sum(g, -e01, g, v6);
+    two_sum(g, -e10, g, v7);
+    two_sum(g, -p11, g, v8);
+    two_sum(g, -p20, g, v9);
+    double low = (((v1 + v2) + (v3 + v4)) + ((v5 + v6) + (v7 + v8))) +
+                 (((v9 + a.x[3]) - (e11 + e20)) - (b.x[2] * ql + b.x[3] * qh));
+    double rh, rl;
+    two_sum(g, low, rh, rl);
+    return dd_make(rh, rl);
+}
+
+// a - s^2 for s close to sqrt(a) (qd::sqrt_residual, operation for operation).
+__device__ __forceinline__ dd_t qd_sqrt_residual(qd_t a, dd_t s) {
+    double sh = s.hi, sl = s.lo;
+    double p0, e0, p1, e1, p2, e2;
+    two_prod(sh, sh, p0, e0);
+    two_prod(2.0 * sh, sl, p1, e1);
+    two_prod(sl, sl, p2, e2);
+    double d0 = a.x[0] - p0;
+    double h, t1, t2, t3;
+    two_sum(d0, a.x[1], h, t1);
+    two_sum(h, -e0, h, t2);
+    two_sum(h, -p1, h, t3);
+    double g, v1, v2, v3, v4, v5, v6;
+    two_sum(h, a.x[2], g, v1);
+    two_sum(g, t1, g, v2);
+    two_sum(g, t2, g, v3);
+    two_sum(g, t3, g, v4);
+    two_sum(g, -e1, g, v5);
+    two_sum(g, -p2, g, v6);
+    double low = ((v1 + v2) + (v3 + v4)) + ((v5 + v6) + (a.x[3] - e2));
+    double rh, rl;
+    two_sum(g, low, rh, rl);
+    return dd_make(rh, rl);
+}
+
+// a / b for |b0| <= 2^960 or b0 not finite: m = 1/b (double-double), q0 = a m, the residual
+// r = a - b q0, q1 = r m, and q0 + q1 renormalised (Qd::div_qd after its scaling branch).
+__device__ __forceinline__ qd_t qd_div_unscaled(qd_t a, qd_t b) {
+    dd_t m = qd_dd_recip(qd_to_dd(b));
+    dd_t q0 = qd_dd_mul(qd_to_dd(a), m);
+    if (!(isfinite(q0.hi) && isfinite(b.x[0])) || b.x[0] == 0.0 || q0.hi == 0.0) {
         return qd_from_f64(a.x[0] / b.x[0]);
     }
-    qd_t q0 = qd_from_dd(q0d);
-    qd_t r = qd_add_sloppy(a, qd_neg(qd_mul(b, q0)));
-    dd_t q1 = dd_div(qd_to_dd(r), bd);
-    return qd_add_sloppy(q0, qd_from_dd(q1));
+    dd_t q1 = qd_dd_mul(qd_div_residual(a, b, q0), m);
+    double c[4] = {q0.hi, q0.lo, q1.hi, q1.lo};
+    return qd_renormalise<4>(c);
+}
+
+// a / b (Qd::div_qd): a divisor above 2^960 is scaled by 2^-128 first, and the quotient back;
+// the host recurses once, and the scaled divisor takes the unscaled path.
+__device__ __forceinline__ qd_t qd_div(qd_t a, qd_t b) {
+    if (fabs(b.x[0]) > HPQ_DD_HUGE_DIVISOR && isfinite(b.x[0])) {
+        qd_t q = qd_div_unscaled(a, qd_make(b.x[0] * HPQ_DD_TWO_M128, b.x[1] * HPQ_DD_TWO_M128,
+                                             b.x[2] * HPQ_DD_TWO_M128, b.x[3] * HPQ_DD_TWO_M128));
+        return qd_make(q.x[0] * HPQ_DD_TWO_M128, q.x[1] * HPQ_DD_TWO_M128,
+                       q.x[2] * HPQ_DD_TWO_M128, q.x[3] * HPQ_DD_TWO_M128);
+    }
+    return qd_div_unscaled(a, b);
 }
 
 // a / b for a double, as qd_div with the exact products b q0 (Qd::div_f64).
@@ -335,14 +438,14 @@ __device__ __forceinline__ qd_t qd_ldexp(qd_t a, int k) {
 }
 
 // The body of qd_sqrt for a positive finite a in [2^-800, 2^800]: the double-double root s,
-// then one Newton step s + (a - s^2) / (2s), the residual in quad-double (sloppy), the quotient
-// in double-double (Karp-Markstein 1997).
+// then one Newton step s + (a - s^2) / (2s), the residual from the exact square of s's
+// components, the quotient by a double-double reciprocal of 2s (Karp-Markstein 1997).
 __device__ __forceinline__ qd_t qd_sqrt_in_range(qd_t a) {
     dd_t s = dd_sqrt(qd_to_dd(a));
-    qd_t sq = qd_from_dd(s);
-    qd_t r = qd_add_sloppy(a, qd_neg(qd_sqr(sq)));
-    dd_t c = dd_div(qd_to_dd(r), dd_mul_f64(s, 2.0));
-    return qd_add_sloppy(sq, qd_from_dd(c));
+    dd_t r = qd_sqrt_residual(a, s);
+    dd_t c = qd_dd_mul(r, qd_dd_recip(dd_make(2.0 * s.hi, 2.0 * s.lo)));
+    double x[4] = {s.hi, s.lo, c.hi, c.lo};
+    return qd_renormalise<4>(x);
 }
 
 // Square root, NaN for negative input (Qd::sqrt). An argument outside [2^-800, 2^800] is first

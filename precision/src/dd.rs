@@ -8,9 +8,9 @@
 use crate::eft::{quick_two_sum, two_prod, two_sum};
 
 /// 2^960: above it, `div_dd` scales the divisor down first.
-const HUGE_DIVISOR: f64 = 9.7453140114e288;
+pub(crate) const HUGE_DIVISOR: f64 = 9.7453140114e288;
 /// 2^-128, the exact scale factor for huge divisors.
-const TWO_M128: f64 = 2.938735877055719e-39;
+pub(crate) const TWO_M128: f64 = 2.938735877055719e-39;
 
 /// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
 ///
@@ -55,34 +55,61 @@ impl Dd {
     #[inline]
     pub fn from_sum(a: f64, b: f64) -> Dd {
         let (hi, lo) = two_sum(a, b);
-        Dd::finite_or(hi, lo, a + b)
+        Dd::finish(hi, lo, a + b)
     }
 
     /// The exact product `a * b` of two doubles (barring underflow).
     #[inline]
     pub fn from_prod(a: f64, b: f64) -> Dd {
         let (hi, lo) = two_prod(a, b);
-        Dd::finite_or(hi, lo, hi)
+        Dd::finish(hi, lo, hi)
     }
 
-    /// The value rounded to the nearest double.
+    /// The value rounded to the nearest double (a zero keeps its sign).
     #[inline(always)]
     pub fn to_f64(self) -> f64 {
-        self.hi + self.lo
+        signed_zero(self.hi + self.lo, self.hi)
     }
 
-    /// `(hi, lo)` when `hi` is finite; otherwise the special value `special` alone, so that
-    /// infinities and NaN never leave a NaN trailing component behind.
+    /// `(hi, lo)` when `hi` is finite, otherwise one double alone, so that infinities and
+    /// NaN never leave a NaN trailing component behind; a zero `hi` carries IEEE's sign.
     ///
-    /// `special` is the leading intermediate (the rounded sum or product of the leading
-    /// components). When it is finite but `hi` is not, the final normalisation rounded past the
-    /// largest double: a genuine overflow, whose answer is `hi` itself (±inf), not the finite
-    /// intermediate.
+    /// `special` is the leading intermediate (the rounded sum, product or quotient of the
+    /// leading components). When the exact result is zero, `special` is that zero with IEEE's
+    /// sign, which the trailing terms, +0, would otherwise turn into +0 (`signed_zero`). When
+    /// it is finite but `hi` is not, the final normalisation rounded past the largest double: a
+    /// genuine overflow, whose answer is `hi` itself (±inf), not the finite intermediate.
     #[inline(always)]
-    fn finite_or(hi: f64, lo: f64, special: f64) -> Dd {
+    fn finish(hi: f64, lo: f64, special: f64) -> Dd {
+        Dd::finish_with(hi, lo, hi == 0.0, special)
+    }
+
+    /// `finish` of the final FastTwoSum `x + y`. Whether the sum is zero is tested on its
+    /// operands (`x == -y` with `x` finite, the same condition as `fl(x + y) == 0`: a sum of
+    /// doubles rounds to zero only when it is zero, and inf - inf is NaN), so that the test
+    /// runs beside the addition rather than after it, off the result's dependency chain.
+    #[inline(always)]
+    fn finish_sum(x: f64, y: f64, special: f64) -> Dd {
+        let (hi, lo) = quick_two_sum(x, y);
+        Dd::finish_with(hi, lo, x == -y && x.is_finite(), special)
+    }
+
+    /// `finish`, given whether `hi` is zero. The common case, `hi` finite, is tested first
+    /// and the others are left to a cold function: a predicted branch.
+    #[inline(always)]
+    fn finish_with(hi: f64, lo: f64, zero: bool, special: f64) -> Dd {
+        let hi = if zero { 0.0 * special } else { hi };
         if hi.is_finite() {
             Dd::new(hi, lo)
-        } else if special.is_finite() {
+        } else {
+            Dd::finish_exceptional(hi, special)
+        }
+    }
+
+    /// `finish` for a `hi` that is not finite.
+    #[cold]
+    fn finish_exceptional(hi: f64, special: f64) -> Dd {
+        if special.is_finite() {
             Dd::new(hi, 0.0)
         } else {
             Dd::new(special, 0.0)
@@ -97,8 +124,7 @@ impl Dd {
         let c = sl + th;
         let (vh, vl) = quick_two_sum(sh, c);
         let w = tl + vl;
-        let (zh, zl) = quick_two_sum(vh, w);
-        Dd::finite_or(zh, zl, sh)
+        Dd::finish_sum(vh, w, sh)
     }
 
     /// `self + b`, JMP17 Alg. 4 (DWPlusFP), relative error below 2u².
@@ -106,8 +132,7 @@ impl Dd {
     pub fn add_f64(self, b: f64) -> Dd {
         let (sh, sl) = two_sum(self.hi, b);
         let v = self.lo + sl;
-        let (zh, zl) = quick_two_sum(sh, v);
-        Dd::finite_or(zh, zl, sh)
+        Dd::finish_sum(sh, v, sh)
     }
 
     /// `self * b`, JMP17 Alg. 12 (DWTimesDW3, with fma), relative error below 4u².
@@ -118,8 +143,7 @@ impl Dd {
         let tl1 = self.hi.mul_add(b.lo, tl0);
         let cl2 = self.lo.mul_add(b.hi, tl1);
         let cl3 = cl1 + cl2;
-        let (zh, zl) = quick_two_sum(ch, cl3);
-        Dd::finite_or(zh, zl, ch)
+        Dd::finish_sum(ch, cl3, ch)
     }
 
     /// `self * b`, JMP17 Alg. 10 (DWTimesFP3, with fma), relative error below 2u².
@@ -127,8 +151,7 @@ impl Dd {
     pub fn mul_f64(self, b: f64) -> Dd {
         let (ch, cl1) = two_prod(self.hi, b);
         let cl3 = self.lo.mul_add(b, cl1);
-        let (zh, zl) = quick_two_sum(ch, cl3);
-        Dd::finite_or(zh, zl, ch)
+        Dd::finish_sum(ch, cl3, ch)
     }
 
     /// `self * self`, as `mul_dd` with the two cross products folded into one.
@@ -138,8 +161,7 @@ impl Dd {
         let tl0 = self.lo * self.lo;
         let cl2 = (2.0 * self.hi).mul_add(self.lo, tl0);
         let cl3 = cl1 + cl2;
-        let (zh, zl) = quick_two_sum(ch, cl3);
-        Dd::finite_or(zh, zl, ch)
+        Dd::finish_sum(ch, cl3, ch)
     }
 
     /// `self / b`, JMP17 Alg. 18 (DWDivDW3: a Newton reciprocal, then a product), relative
@@ -179,8 +201,7 @@ impl Dd {
         let dt = dh - pl;
         let d = dt + self.lo;
         let tl = d / b;
-        let (zh, zl) = quick_two_sum(th, tl);
-        Dd::finite_or(zh, zl, th)
+        Dd::finish_sum(th, tl, th)
     }
 
     /// `1 / self`.
@@ -250,6 +271,24 @@ impl Dd {
     #[inline(always)]
     pub fn from_components(c: &[f64]) -> Dd {
         Dd::new(c[0], c[1])
+    }
+}
+
+/// `x`, or when `x` is zero the zero with the sign of `lead`.
+///
+/// A Dd or Qd operation ends by adding rounding errors to its leading intermediate `lead` (one
+/// IEEE operation on the leading components); when the exact result is zero those errors are
+/// +0, and −0 + +0 = +0 would lose the sign that IEEE gives the zero and that `lead` already
+/// has (−0 + −0 = −0, −0 · y = −0 for y > 0, x − x = +0): for normalised operands `lead` is
+/// then itself that zero (a zero sum of normalised double-words has opposite leading
+/// components, a zero product a zero leading factor). The zero is built as `0 · lead`, which
+/// the lanes and the device compute the same way.
+#[inline(always)]
+pub(crate) fn signed_zero(x: f64, lead: f64) -> f64 {
+    if x == 0.0 {
+        0.0 * lead
+    } else {
+        x
     }
 }
 

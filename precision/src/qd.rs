@@ -5,6 +5,7 @@
 //! arithmetic" (2008) and "Algorithms for quad-double precision floating point arithmetic"
 //! (ARITH 2001), HLB below. `kernels/qd.cuh` mirrors this file function for function.
 
+use crate::dd::{signed_zero, HUGE_DIVISOR};
 use crate::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use crate::Dd;
 
@@ -80,17 +81,17 @@ impl Qd {
         Qd([x.hi, x.lo, 0.0, 0.0])
     }
 
-    /// The value rounded to a double.
+    /// The value rounded to a double (a zero keeps its sign).
     #[inline(always)]
     pub fn to_f64(self) -> f64 {
-        self.0[0] + self.0[1]
+        signed_zero(self.0[0] + self.0[1], self.0[0])
     }
 
-    /// The value rounded to a double-double.
+    /// The value rounded to a double-double (a zero keeps its sign).
     #[inline]
     pub fn to_dd(self) -> Dd {
         let (hi, lo) = quick_two_sum(self.0[0], self.0[1] + (self.0[2] + self.0[3]));
-        Dd::new(hi, lo)
+        Dd::new(signed_zero(hi, self.0[0]), lo)
     }
 
     /// `self + b` with the accuracy of IEEE-style rounding even under cancellation.
@@ -248,21 +249,30 @@ impl Qd {
         self.mul_qd(self)
     }
 
-    /// `self / b`: a double-double quotient `q0` (JMP17 Alg. 18, 2^-102.7), the residual
-    /// `r = self - b q0` in quad-double, and one correction `q0 + r / b` with `r / b` again in
-    /// double-double (Karp–Markstein style: the residual cancels by design, but only its
-    /// absolute error, a few 2^-212 |self| from the sloppy product and sum, reaches the
-    /// quotient; the correction's own relative error 2^-102.7 is of a term 2^-102.7 |q|).
+    /// `self / b`: two double-double quotient digits from one double-double reciprocal
+    /// (Karp–Markstein 1997 in double-double form).
+    ///
+    /// `m = 1/b` to about 2^-104 (the reciprocal of JMP17 Alg. 18, DWDivDW3), the first digit
+    /// `q0 = a m` (2^-102.7 relative), the residual `r = a - b q0` to an absolute 2^-210 |a|
+    /// (`div_residual`: the terms of `b q0` by exact products, the cancelling ones summed
+    /// exactly), the second digit `q1 = r m`, whose relative error 2^-102 is of a term
+    /// 2^-102.7 |q|, and `q0 + q1` renormalised. One reciprocal and two double-double
+    /// products instead of two double-double divisions, a quad-double product and two
+    /// quad-double sums. A divisor above 2^960 is first scaled by 2^-128 (exactly), and the
+    /// quotient back, as `Dd::div_dd` does.
     pub fn div_qd(self, b: Qd) -> Qd {
-        let bd = b.to_dd();
-        let q0 = self.to_dd() / bd;
-        if !(q0.hi.is_finite() && b.0[0].is_finite()) || b.0[0] == 0.0 || q0.hi == 0.0 {
+        if b.0[0].abs() > HUGE_DIVISOR && b.0[0].is_finite() {
+            return self.div_qd(b.ldexp(-128)).ldexp(-128);
+        }
+        let m = dd_recip(b.to_dd());
+        let a = self.to_dd();
+        let q0 = dd_mul((a.hi, a.lo), m);
+        if !(q0.0.is_finite() && b.0[0].is_finite()) || b.0[0] == 0.0 || q0.0 == 0.0 {
             return Qd::from_f64(self.0[0] / b.0[0]);
         }
-        let q0 = Qd::from_dd(q0);
-        let r = self.add_sloppy(-(b * q0));
-        let q1 = r.to_dd() / bd;
-        q0.add_sloppy(Qd::from_dd(q1))
+        let r = div_residual(self.0, b.0, q0);
+        let q1 = dd_mul(r, m);
+        renormalise([q0.0, q0.1, q1.0, q1.1])
     }
 
     /// `self / b` for a double, as `div_qd` with the exact products `b q0`.
@@ -285,10 +295,11 @@ impl Qd {
 
     /// The square root, NaN for negative input.
     ///
-    /// The double-double root `s` (2^-104.4), then one Newton step `s + (a - s²) / (2s)` with
-    /// the residual in quad-double (sloppy: only its absolute error counts) and the quotient in
-    /// double-double; the step squares the relative error and adds 2^-102.7 of a 2^-104.4
-    /// correction (Karp–Markstein 1997).
+    /// The double-double root `s` (2^-104.4), then one Newton step `s + (a - s²) / (2s)`
+    /// (Karp–Markstein 1997): the residual `a - s²` from the exact square of `s`'s components
+    /// (`sqrt_residual`, an absolute error near 2^-212 |a|), the quotient by a double-double
+    /// reciprocal of `2s`; the step squares the relative error and adds 2^-102 of a 2^-104.4
+    /// correction.
     ///
     /// An argument outside [2^-800, 2^800] is first scaled exactly by an even power of two into
     /// [1, 4), and the root back by half of it: for a tiny `a` the trailing components of `s²`
@@ -305,10 +316,9 @@ impl Qd {
             return self.ldexp(-2 * half_exp).sqrt().ldexp(half_exp);
         }
         let s = self.to_dd().sqrt();
-        let sq = Qd::from_dd(s);
-        let r = self.add_sloppy(-sq.sqr());
-        let c = r.to_dd() / s.mul_f64(2.0);
-        sq.add_sloppy(Qd::from_dd(c))
+        let r = sqrt_residual(self.0, (s.hi, s.lo));
+        let c = dd_mul(r, dd_recip(Dd::new(2.0 * s.hi, 2.0 * s.lo)));
+        renormalise([s.hi, s.lo, c.0, c.1])
     }
 
     /// `self * 2^k`, exact unless the result over- or underflows.
@@ -341,14 +351,106 @@ impl Qd {
     }
 }
 
+/// `a b` for double-doubles as pairs, JMP17 Alg. 12 (DWTimesDW3) without `Dd`'s special-value
+/// handling (the callers' operands are finite and their special cases decided before).
+#[inline(always)]
+fn dd_mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    let (ch, cl1) = two_prod(a.0, b.0);
+    let tl0 = a.1 * b.1;
+    let tl1 = a.0.mul_add(b.1, tl0);
+    let cl2 = a.1.mul_add(b.0, tl1);
+    quick_two_sum(ch, cl1 + cl2)
+}
+
+/// `1 / b` as a double-double pair, about 2^-104 relative: the Newton step of JMP17 Alg. 18
+/// (DWDivDW3) on the double reciprocal, `th + th (1 - b th)` with the residual exact by fma.
+#[inline(always)]
+fn dd_recip(b: Dd) -> (f64, f64) {
+    let th = 1.0 / b.hi;
+    let rh = (-b.hi).mul_add(th, 1.0);
+    let rl = -b.lo * th;
+    let (eh, el) = quick_two_sum(rh, rl);
+    // (eh, el) th, JMP17 Alg. 10, then + th, Alg. 4.
+    let (ch, cl1) = two_prod(eh, th);
+    let (dh, dl) = quick_two_sum(ch, el.mul_add(th, cl1));
+    let (sh, sl) = two_sum(th, dh);
+    quick_two_sum(sh, dl + sl)
+}
+
+/// `a - b q` for quad-doubles `a`, `b` and a double-double `q` close to `a / b` (relative
+/// 2^-100 or better), to an absolute error of a few 2^-212 |a|, as a pair `(hi, lo)`.
+///
+/// The terms of `a - b q` by magnitude, u = 2^-53: `a0 - b0 qh` is exact (Sterbenz: the
+/// rounded product lies within a factor 2 of `a0`); the O(u) terms (`a1`, the errors and the
+/// products of the first cross terms) cancel down to the residual, O(u²), so they are summed
+/// exactly by TwoSums, and so are the O(u²) terms, whose sum is the residual; the O(u³) terms
+/// and the TwoSums' errors are summed in plain doubles (an error of a few u⁴ |a|).
+#[inline(always)]
+fn div_residual(a: [f64; 4], b: [f64; 4], q: (f64, f64)) -> (f64, f64) {
+    let (qh, ql) = q;
+    let (p00, e00) = two_prod(b[0], qh);
+    let (p01, e01) = two_prod(b[0], ql);
+    let (p10, e10) = two_prod(b[1], qh);
+    let (p11, e11) = two_prod(b[1], ql);
+    let (p20, e20) = two_prod(b[2], qh);
+    let d0 = a[0] - p00;
+    // O(u).
+    let (h, t1) = two_sum(d0, a[1]);
+    let (h, t2) = two_sum(h, -e00);
+    let (h, t3) = two_sum(h, -p01);
+    let (h, t4) = two_sum(h, -p10);
+    // O(u²).
+    let (g, v1) = two_sum(h, a[2]);
+    let (g, v2) = two_sum(g, t1);
+    let (g, v3) = two_sum(g, t2);
+    let (g, v4) = two_sum(g, t3);
+    let (g, v5) = two_sum(g, t4);
+    let (g, v6) = two_sum(g, -e01);
+    let (g, v7) = two_sum(g, -e10);
+    let (g, v8) = two_sum(g, -p11);
+    let (g, v9) = two_sum(g, -p20);
+    // O(u³), rounded.
+    let low = (((v1 + v2) + (v3 + v4)) + ((v5 + v6) + (v7 + v8)))
+        + (((v9 + a[3]) - (e11 + e20)) - (b[2] * ql + b[3] * qh));
+    two_sum(g, low)
+}
+
+/// `a - s²` for a quad-double `a` and a double-double `s` close to its square root (relative
+/// 2^-100 or better), to an absolute error near 2^-212 |a|, as a pair `(hi, lo)`; the terms
+/// as in `div_residual`: `s² = sh² + 2 sh sl + sl²`, each by an exact product.
+#[inline(always)]
+fn sqrt_residual(a: [f64; 4], s: (f64, f64)) -> (f64, f64) {
+    let (sh, sl) = s;
+    let (p0, e0) = two_prod(sh, sh);
+    let (p1, e1) = two_prod(2.0 * sh, sl);
+    let (p2, e2) = two_prod(sl, sl);
+    let d0 = a[0] - p0;
+    // O(u).
+    let (h, t1) = two_sum(d0, a[1]);
+    let (h, t2) = two_sum(h, -e0);
+    let (h, t3) = two_sum(h, -p1);
+    // O(u²).
+    let (g, v1) = two_sum(h, a[2]);
+    let (g, v2) = two_sum(g, t1);
+    let (g, v3) = two_sum(g, t2);
+    let (g, v4) = two_sum(g, t3);
+    let (g, v5) = two_sum(g, -e1);
+    let (g, v6) = two_sum(g, -p2);
+    // O(u³), rounded.
+    let low = ((v1 + v2) + (v3 + v4)) + ((v5 + v6) + (a[3] - e2));
+    two_sum(g, low)
+}
+
 /// Renormalises `N >= 4` overlapping components into a quad-double (HLB `renorm`): a
 /// bottom-up pass of FastTwoSums, then a top-down pass that skips zeros so that no component
-/// is wasted.
+/// is wasted. A zero result takes the sign of the leading input (`signed_zero`: the
+/// callers pass the rounded sum or product of the leading components first).
 #[inline]
 pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
     if !c[0].is_finite() {
         return Qd::from_f64(c[0]);
     }
+    let lead = c[0];
     let mut c = c;
     let mut s = c[N - 1];
     for i in (0..N - 1).rev() {
@@ -381,7 +483,18 @@ pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
         }
     }
     out[k] = s;
+    if out[0] == 0.0 {
+        // Every component is zero. (A call, not a select: it keeps the common case's
+        // dependency chain free of the fix-up.)
+        return signed_zero_qd(lead);
+    }
     Qd(out)
+}
+
+/// The zero result of `renormalise`, with the sign of the leading input (`signed_zero`).
+#[cold]
+fn signed_zero_qd(lead: f64) -> Qd {
+    Qd::from_f64(signed_zero(0.0, lead))
 }
 
 /// Yields the components of two quad-doubles, largest magnitude first.

@@ -62,6 +62,7 @@ trait Num:
     fn radd(self, x: f64) -> Self;
     fn rsub(self, x: f64) -> Self;
     fn rdiv(self, x: f64) -> Self;
+    fn to_f64(self) -> f64;
 }
 
 impl Num for Dd {
@@ -118,6 +119,9 @@ impl Num for Dd {
     fn rdiv(self, x: f64) -> Dd {
         x / self
     }
+    fn to_f64(self) -> f64 {
+        Dd::to_f64(self)
+    }
 }
 
 impl Num for Qd {
@@ -172,6 +176,9 @@ impl Num for Qd {
     }
     fn rdiv(self, x: f64) -> Qd {
         x / self
+    }
+    fn to_f64(self) -> f64 {
+        Qd::to_f64(self)
     }
 }
 
@@ -703,9 +710,11 @@ fn special_values<T: Num>() {
                 T::NAME
             );
         } else if want == 0.0 {
+            // Zero with IEEE's sign in the leading component (f64 computed the same
+            // operation on the same doubles).
             assert!(
-                c.iter().all(|&x| x == 0.0),
-                "{}: {what} = {got:?}, want 0",
+                c.iter().all(|&x| x == 0.0) && c[0].is_sign_negative() == want.is_sign_negative(),
+                "{}: {what} = {got:?}, want {want:?}",
                 T::NAME
             );
         } else {
@@ -787,6 +796,132 @@ fn special_values<T: Num>() {
     for f in [T::floor, T::ceil, T::round, T::trunc, T::abs] {
         assert_eq!(f(inf).comps()[0], f64::INFINITY);
     }
+}
+
+/// Exact zeros carry IEEE's sign in the leading component (IEEE 754 §6.3, round to nearest):
+/// a sum or difference of operands that cancel exactly is +0, −0 + −0 and −0 − +0 are −0, a
+/// product or quotient with a zero operand has the sign of the product of the signs, and the
+/// conversions to f64 (and qd's to dd) keep a zero's sign; for operands with every component
+/// in use (random, all 106 or 212 bits) as well as for zeros and single doubles.
+// `x - x` is the point of the test.
+#[allow(clippy::eq_op)]
+fn zero_signs<T: Num>(seed: u64) {
+    let mut rng = rng(seed);
+    let lift = |x: f64| {
+        let mut c = vec![0.0; T::default_comps()];
+        c[0] = x;
+        T::from_comps(&c)
+    };
+    let sign = |x: T| x.comps()[0];
+    let check = |got: T, negative: bool, what: &str| {
+        let c = got.comps();
+        assert!(
+            c.iter().all(|&x| x == 0.0) && c[0].is_sign_negative() == negative,
+            "{}: {what} = {got:?}, want {}0",
+            T::NAME,
+            if negative { "-" } else { "+" }
+        );
+    };
+    let (pz, nz) = (lift(0.0), lift(-0.0));
+    for (a, b, fa, fb) in [
+        (pz, pz, 0.0f64, 0.0f64),
+        (pz, nz, 0.0, -0.0),
+        (nz, pz, -0.0, 0.0),
+        (nz, nz, -0.0, -0.0),
+    ] {
+        let both = format!("{fa:?}, {fb:?}");
+        check(a + b, (fa + fb).is_sign_negative(), &format!("+ {both}"));
+        check(a - b, (fa - fb).is_sign_negative(), &format!("- {both}"));
+        check(a * b, (fa * fb).is_sign_negative(), &format!("* {both}"));
+        check(
+            a + fb,
+            (fa + fb).is_sign_negative(),
+            &format!("+ f64 {both}"),
+        );
+        check(
+            a - fb,
+            (fa - fb).is_sign_negative(),
+            &format!("- f64 {both}"),
+        );
+        check(
+            a * fb,
+            (fa * fb).is_sign_negative(),
+            &format!("* f64 {both}"),
+        );
+        check(
+            b.radd(fa),
+            (fa + fb).is_sign_negative(),
+            &format!("f64 + {both}"),
+        );
+        check(
+            b.rsub(fa),
+            (fa - fb).is_sign_negative(),
+            &format!("f64 - {both}"),
+        );
+    }
+    for z in [pz, nz] {
+        let negative = sign(z).is_sign_negative();
+        check(z.sqrt(), negative, "sqrt of a zero");
+        check(T::from_comps(&z.comps()), negative, "from_comps");
+        assert_eq!(
+            z.to_f64().is_sign_negative(),
+            negative,
+            "{}: to_f64",
+            T::NAME
+        );
+    }
+    for _ in 0..samples().min(10_000) {
+        let x: T = random(&mut rng, -900..900, true);
+        let y: T = random(&mut rng, -60..60, true);
+        let yn = sign(y) < 0.0;
+        let what = format!("x = {x:?}, y = {y:?}");
+        // Exact cancellation: +0 in every form.
+        check(x - x, false, &format!("x - x, {what}"));
+        check(-x + x, false, &format!("-x + x, {what}"));
+        check(x + (-x), false, &format!("x + -x, {what}"));
+        let x0 = sign(x);
+        check(lift(x0) - x0, false, &format!("x0 - f64 x0, {what}"));
+        check(lift(x0).rsub(x0), false, &format!("f64 x0 - x0, {what}"));
+        // Zero factors and dividends: the sign of the product of the signs.
+        for (z, zn) in [(pz, false), (nz, true)] {
+            check(z * y, zn != yn, &format!("{zn} 0 * y, {what}"));
+            check(y * z, zn != yn, &format!("y * {zn} 0, {what}"));
+            check(z * sign(y), zn != yn, &format!("{zn} 0 * f64 y, {what}"));
+            check(
+                y * if zn { -0.0 } else { 0.0 },
+                zn != yn,
+                &format!("y * f64 {zn} 0, {what}"),
+            );
+            check(z / y, zn != yn, &format!("{zn} 0 / y, {what}"));
+            check(z / sign(y), zn != yn, &format!("{zn} 0 / f64 y, {what}"));
+            check(
+                y.rdiv(if zn { -0.0 } else { 0.0 }),
+                zn != yn,
+                &format!("f64 {zn} 0 / y, {what}"),
+            );
+        }
+        // Rounding towards zero of a value in (-1, 0) is -0, as for f64.
+        let small = lift(-0.25) * (y.abs() / (y.abs() + 1.0));
+        check(small.ceil(), true, &format!("ceil {small:?}"));
+        check(small.trunc(), true, &format!("trunc {small:?}"));
+        check(small.round(), true, &format!("round {small:?}"));
+        check((-small).floor(), false, &format!("floor {:?}", -small));
+    }
+}
+
+#[test]
+fn dd_zero_signs() {
+    zero_signs::<Dd>(41);
+}
+
+#[test]
+fn qd_zero_signs() {
+    zero_signs::<Qd>(42);
+    let dd = Qd::from(-0.0).to_dd();
+    assert!(
+        dd.hi == 0.0 && dd.hi.is_sign_negative(),
+        "to_dd(-0) = {dd:?}"
+    );
 }
 
 #[test]

@@ -99,6 +99,19 @@ fn qd_limits() {
     assert!(max.0.iter().all(|c| c.is_finite()));
     assert_eq!(Qd::from_mpfr(&max.to_mpfr()), max);
     assert_eq!(max.0[0], f64::MAX);
+    // Canonical: each component at most half an ulp of the one before, and strictly less
+    // where the one before has an odd significand (a tie would round away from it).
+    for k in 0..3 {
+        let (upper, lower) = (max.0[k], max.0[k + 1]);
+        // (None of them is a power of two, so the spacing below is the ulp.)
+        let half_ulp = (upper - upper.next_down()) / 2.0;
+        let odd = upper.to_bits() & 1 == 1;
+        assert!(
+            lower.abs() < half_ulp || (lower.abs() == half_ulp && !odd),
+            "component {} ({lower:e}) overlaps component {k} ({upper:e})",
+            k + 1
+        );
+    }
     // Each component is as large as it can be while still rounding into the one before it.
     for k in 0..3 {
         assert_eq!(max.0[k] + max.0[k + 1], max.0[k], "component {}", k + 1);

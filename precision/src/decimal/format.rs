@@ -114,7 +114,7 @@ fn pad(f: &mut fmt::Formatter<'_>, sign: &str, body: &str) -> fmt::Result {
 /// reads back). Digits read back when they parse to the same components, for an expansion in
 /// the canonical form that parsing produces; for one in another form, when they parse to the
 /// same exact value: a lower component exactly half an ulp of the one above (qd's 1e-307 +
-/// 2^-1073, `Qd::MAX`) is a tie with two normalised forms, and parsing gives the other one,
+/// 2^-1073) is a tie with two normalised forms, and parsing gives the other one,
 /// so no digits read back bit for bit and such a value would print in full (700 digits).
 fn shortest(exact: &Decimal, components: &[f64], negative: bool) -> (Vec<u8>, i64) {
     let len = exact.digits.len();

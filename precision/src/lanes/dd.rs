@@ -12,10 +12,18 @@ const TWO_M128: f64 = 2.938735877055719e-39;
 /// A double-double per lane: `[hi, lo]`.
 pub(crate) type DdV<L> = [<L as Lanes>::V; 2];
 
-/// `Dd::finite_or`.
+/// `dd::signed_zero`: `x`, or where it is zero the zero with the sign of `lead` (`0 · lead`).
 #[inline(always)]
-fn finite_or<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V) -> DdV<L> {
+pub(crate) fn signed_zero<L: Lanes>(l: L, x: L::V, lead: L::V) -> L::V {
     let zero = l.splat(0.0);
+    l.select(l.eq(x, zero), l.mul(zero, lead), x)
+}
+
+/// `Dd::finish`.
+#[inline(always)]
+fn finish<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V) -> DdV<L> {
+    let zero = l.splat(0.0);
+    let hi = signed_zero(l, hi, special);
     let fin = l.is_finite(hi);
     let inf = l.select(l.is_finite(special), hi, special);
     [l.select(fin, hi, inf), l.select(fin, lo, zero)]
@@ -30,7 +38,7 @@ pub(crate) fn add_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let (vh, vl) = quick_two_sum(l, sh, c);
     let w = l.add(tl, vl);
     let (zh, zl) = quick_two_sum(l, vh, w);
-    finite_or(l, zh, zl, sh)
+    finish(l, zh, zl, sh)
 }
 
 /// `Dd::add_f64`.
@@ -39,7 +47,7 @@ pub(crate) fn add_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     let (sh, sl) = two_sum(l, a[0], b);
     let v = l.add(a[1], sl);
     let (zh, zl) = quick_two_sum(l, sh, v);
-    finite_or(l, zh, zl, sh)
+    finish(l, zh, zl, sh)
 }
 
 /// `Dd::mul_dd`.
@@ -51,7 +59,7 @@ pub(crate) fn mul_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let cl2 = l.mul_add(a[1], b[0], tl1);
     let cl3 = l.add(cl1, cl2);
     let (zh, zl) = quick_two_sum(l, ch, cl3);
-    finite_or(l, zh, zl, ch)
+    finish(l, zh, zl, ch)
 }
 
 /// `Dd::mul_f64`.
@@ -60,7 +68,7 @@ pub(crate) fn mul_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     let (ch, cl1) = two_prod(l, a[0], b);
     let cl3 = l.mul_add(a[1], b, cl1);
     let (zh, zl) = quick_two_sum(l, ch, cl3);
-    finite_or(l, zh, zl, ch)
+    finish(l, zh, zl, ch)
 }
 
 /// `Dd::div_dd`. The scalar method's recursion for a huge divisor is one level deep and only
@@ -115,7 +123,7 @@ pub(crate) fn div_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     let d = l.add(dt, a[1]);
     let tl = l.div(d, b);
     let (zh, zl) = quick_two_sum(l, th, tl);
-    let q = finite_or(l, zh, zl, th);
+    let q = finish(l, zh, zl, th);
     [
         l.select(special, th, q[0]),
         l.select(special, l.splat(0.0), q[1]),

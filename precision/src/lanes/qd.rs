@@ -8,9 +8,10 @@
 //! components by magnitude) and `sqrt` of an argument outside [2^-800, 2^800] (which rescales by
 //! a per-lane power of two).
 
-use super::dd::{self, DdV};
+use super::dd::{self, signed_zero, DdV};
 use super::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use super::simd::Lanes;
+use crate::dd as dd_consts;
 
 /// As in `crate::qd`.
 const ADD_CANCEL_LIMIT: f64 = 0.015625;
@@ -54,20 +55,20 @@ fn neg<L: Lanes>(l: L, a: QdV<L>) -> QdV<L> {
 #[inline(always)]
 pub(crate) fn to_dd<L: Lanes>(l: L, a: QdV<L>) -> DdV<L> {
     let (hi, lo) = quick_two_sum(l, a[0], l.add(a[1], l.add(a[2], a[3])));
-    [hi, lo]
+    [signed_zero(l, hi, a[0]), lo]
 }
 
-/// `qd::renormalise` of five components. The top-down pass's zero skipping keeps a per-lane
+/// `qd::renormalise` of `N` (4 or 5) components. The top-down pass's zero skipping keeps a per-lane
 /// count `k` of the components written (as a double, 0 to 3); each write goes to the
 /// component whose index equals `k`.
 #[inline(always)]
-fn renormalise<L: Lanes>(l: L, c: [L::V; 5]) -> QdV<L> {
+fn renormalise<L: Lanes, const N: usize>(l: L, c: [L::V; N]) -> QdV<L> {
     let zero = l.splat(0.0);
     let lead_finite = l.is_finite(c[0]);
     let c0 = c[0];
     let mut c = c;
-    let mut s = c[4];
-    for i in (0..4).rev() {
+    let mut s = c[N - 1];
+    for i in (0..N - 1).rev() {
         let (hi, lo) = quick_two_sum(l, c[i], s);
         c[i + 1] = lo;
         s = hi;
@@ -94,6 +95,7 @@ fn renormalise<L: Lanes>(l: L, c: [L::V; 5]) -> QdV<L> {
     for j in 0..4 {
         out[j] = l.select(l.eq(k, index[j]), s, out[j]);
     }
+    out[0] = signed_zero(l, out[0], c0);
     let out = select(l, sum_finite, out, from_f64(l, first));
     select(l, lead_finite, out, from_f64(l, c0))
 }
@@ -190,12 +192,111 @@ pub(crate) fn mul_f64<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
     select(l, l.is_finite(p0), r, from_f64(l, p0))
 }
 
-/// `Qd::div_qd`.
+/// `qd::dd_mul`: JMP17 Alg. 12 without special values.
+#[inline(always)]
+fn dd_mul<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let (ch, cl1) = two_prod(l, a[0], b[0]);
+    let tl0 = l.mul(a[1], b[1]);
+    let tl1 = l.mul_add(a[0], b[1], tl0);
+    let cl2 = l.mul_add(a[1], b[0], tl1);
+    let (zh, zl) = quick_two_sum(l, ch, l.add(cl1, cl2));
+    [zh, zl]
+}
+
+/// `qd::dd_recip`.
+#[inline(always)]
+fn dd_recip<L: Lanes>(l: L, b: DdV<L>) -> DdV<L> {
+    let th = l.div(l.splat(1.0), b[0]);
+    let rh = l.mul_add(l.neg(b[0]), th, l.splat(1.0));
+    let rl = l.mul(l.neg(b[1]), th);
+    let (eh, el) = quick_two_sum(l, rh, rl);
+    let (ch, cl1) = two_prod(l, eh, th);
+    let (dh, dl) = quick_two_sum(l, ch, l.mul_add(el, th, cl1));
+    let (sh, sl) = two_sum(l, th, dh);
+    let (zh, zl) = quick_two_sum(l, sh, l.add(dl, sl));
+    [zh, zl]
+}
+
+/// `qd::div_residual`, the same operations in the same order.
+#[inline(always)]
+fn div_residual<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>, q: DdV<L>) -> DdV<L> {
+    let [qh, ql] = q;
+    let (p00, e00) = two_prod(l, b[0], qh);
+    let (p01, e01) = two_prod(l, b[0], ql);
+    let (p10, e10) = two_prod(l, b[1], qh);
+    let (p11, e11) = two_prod(l, b[1], ql);
+    let (p20, e20) = two_prod(l, b[2], qh);
+    let d0 = l.sub(a[0], p00);
+    let (h, t1) = two_sum(l, d0, a[1]);
+    let (h, t2) = two_sum(l, h, l.neg(e00));
+    let (h, t3) = two_sum(l, h, l.neg(p01));
+    let (h, t4) = two_sum(l, h, l.neg(p10));
+    let (g, v1) = two_sum(l, h, a[2]);
+    let (g, v2) = two_sum(l, g, t1);
+    let (g, v3) = two_sum(l, g, t2);
+    let (g, v4) = two_sum(l, g, t3);
+    let (g, v5) = two_sum(l, g, t4);
+    let (g, v6) = two_sum(l, g, l.neg(e01));
+    let (g, v7) = two_sum(l, g, l.neg(e10));
+    let (g, v8) = two_sum(l, g, l.neg(p11));
+    let (g, v9) = two_sum(l, g, l.neg(p20));
+    let low = l.add(
+        l.add(
+            l.add(l.add(v1, v2), l.add(v3, v4)),
+            l.add(l.add(v5, v6), l.add(v7, v8)),
+        ),
+        l.sub(
+            l.sub(l.add(v9, a[3]), l.add(e11, e20)),
+            l.add(l.mul(b[2], ql), l.mul(b[3], qh)),
+        ),
+    );
+    let (rh, rl) = two_sum(l, g, low);
+    [rh, rl]
+}
+
+/// `qd::sqrt_residual`, the same operations in the same order.
+#[inline(always)]
+fn sqrt_residual<L: Lanes>(l: L, a: QdV<L>, s: DdV<L>) -> DdV<L> {
+    let [sh, sl] = s;
+    let (p0, e0) = two_prod(l, sh, sh);
+    let (p1, e1) = two_prod(l, l.mul(l.splat(2.0), sh), sl);
+    let (p2, e2) = two_prod(l, sl, sl);
+    let d0 = l.sub(a[0], p0);
+    let (h, t1) = two_sum(l, d0, a[1]);
+    let (h, t2) = two_sum(l, h, l.neg(e0));
+    let (h, t3) = two_sum(l, h, l.neg(p1));
+    let (g, v1) = two_sum(l, h, a[2]);
+    let (g, v2) = two_sum(l, g, t1);
+    let (g, v3) = two_sum(l, g, t2);
+    let (g, v4) = two_sum(l, g, t3);
+    let (g, v5) = two_sum(l, g, l.neg(e1));
+    let (g, v6) = two_sum(l, g, l.neg(p2));
+    let low = l.add(
+        l.add(l.add(v1, v2), l.add(v3, v4)),
+        l.add(l.add(v5, v6), l.sub(a[3], e2)),
+    );
+    let (rh, rl) = two_sum(l, g, low);
+    [rh, rl]
+}
+
+/// `Qd::div_qd`. The scalar method's recursion for a divisor above 2^960 only rescales, so it
+/// becomes a select of the scaled divisor before and of the scaled quotient after.
 #[inline(always)]
 pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
     let zero = l.splat(0.0);
-    let bd = to_dd(l, b);
-    let q0 = dd::div_dd(l, to_dd(l, a), bd);
+    let scale = l.splat(dd_consts::TWO_M128);
+    let huge = l.and(
+        l.gt(l.abs(b[0]), l.splat(dd_consts::HUGE_DIVISOR)),
+        l.is_finite(b[0]),
+    );
+    let b = [
+        l.select(huge, l.mul(b[0], scale), b[0]),
+        l.select(huge, l.mul(b[1], scale), b[1]),
+        l.select(huge, l.mul(b[2], scale), b[2]),
+        l.select(huge, l.mul(b[3], scale), b[3]),
+    ];
+    let m = dd_recip(l, to_dd(l, b));
+    let q0 = dd_mul(l, to_dd(l, a), m);
     let special = l.or(
         l.or(
             l.not(l.and(l.is_finite(q0[0]), l.is_finite(b[0]))),
@@ -203,11 +304,16 @@ pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
         ),
         l.eq(q0[0], zero),
     );
-    let q0 = from_dd(l, q0);
-    let r = add_sloppy(l, a, neg(l, mul_qd(l, b, q0)));
-    let q1 = dd::div_dd(l, to_dd(l, r), bd);
-    let q = add_sloppy(l, q0, from_dd(l, q1));
-    select(l, special, from_f64(l, l.div(a[0], b[0])), q)
+    let r = div_residual(l, a, b, q0);
+    let q1 = dd_mul(l, r, m);
+    let q = renormalise(l, [q0[0], q0[1], q1[0], q1[1]]);
+    let q = select(l, special, from_f64(l, l.div(a[0], b[0])), q);
+    [
+        l.select(huge, l.mul(q[0], scale), q[0]),
+        l.select(huge, l.mul(q[1], scale), q[1]),
+        l.select(huge, l.mul(q[2], scale), q[2]),
+        l.select(huge, l.mul(q[3], scale), q[3]),
+    ]
 }
 
 /// `Qd::div_f64`.
@@ -241,9 +347,9 @@ pub(crate) fn sqrt<L: Lanes>(l: L, a: QdV<L>) -> (QdV<L>, L::M) {
     );
     let rescale = l.and(l.not(special), l.not(inside));
     let s = dd::sqrt(l, to_dd(l, a));
-    let sq = from_dd(l, s);
-    let r = add_sloppy(l, a, neg(l, mul_qd(l, sq, sq)));
-    let c = dd::div_dd(l, to_dd(l, r), dd::mul_f64(l, s, l.splat(2.0)));
-    let root = add_sloppy(l, sq, from_dd(l, c));
+    let r = sqrt_residual(l, a, s);
+    let two = l.splat(2.0);
+    let c = dd_mul(l, r, dd_recip(l, [l.mul(two, s[0]), l.mul(two, s[1])]));
+    let root = renormalise(l, [s[0], s[1], c[0], c[1]]);
     (select(l, special, from_f64(l, l.sqrt(a0)), root), rescale)
 }

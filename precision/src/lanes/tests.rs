@@ -57,7 +57,7 @@ fn special(rng: &mut StdRng) -> f64 {
 
 /// A pair of quad-doubles of one of several kinds.
 fn qd_pair(rng: &mut StdRng) -> (Qd, Qd) {
-    match rng.gen_range(0..10) {
+    match rng.gen_range(0..11) {
         // Magnitudes near each other.
         0..=2 => (qd_value(rng, 30), qd_value(rng, 30)),
         // Anything: overflow, underflow, subnormal components, huge divisors.
@@ -81,9 +81,10 @@ fn qd_pair(rng: &mut StdRng) -> (Qd, Qd) {
                 (b, a)
             }
         }
-        // Special values on either side.
+        // Special values on either side, or on both (zeros of both signs meeting zeros).
         8 => (Qd::from_f64(special(rng)), qd_value(rng, 60)),
-        _ => (qd_value(rng, 60), Qd::from_f64(special(rng))),
+        9 => (qd_value(rng, 60), Qd::from_f64(special(rng))),
+        _ => (Qd::from_f64(special(rng)), Qd::from_f64(special(rng))),
     }
 }
 
@@ -222,4 +223,9 @@ fn inputs_reach_every_branch() {
     assert!(count(&|_, y| y.0[0].abs() > 9.7e288 && y.0[0].is_finite()) > 100);
     assert!(count(&|x, _| x.0[0] > 0.0 && !(1.5e-241..=6.7e240).contains(&x.0[0])) > 100);
     assert!(count(&|x, _| x.0[0] < 0.0) > N / 3);
+    // Exact zeros of each sign: sums that cancel exactly, -0 + -0, zero factors.
+    let negative_zero = |q: Qd| q.0[0] == 0.0 && q.0[0].is_sign_negative();
+    assert!(count(&|x, y| (x + y).0 == [0.0; 4] && x.0[0] != 0.0) > 100);
+    assert!(count(&|x, y| negative_zero(x) && negative_zero(y)) > 50);
+    assert!(count(&|x, y| negative_zero(x * y)) > 100);
 }
