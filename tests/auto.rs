@@ -183,3 +183,65 @@ fn fast_decaying_half_infinite_ranges_are_cut_in_dd_and_qd() {
         whole.evaluations
     );
 }
+
+/// Polynomials get the two Gauss–Legendre rules that integrate them exactly, no probe: 2n + 1
+/// evaluations with n = ⌈(degree + 1)/2⌉, honest where an expanded polynomial cancels at its
+/// nodes, reversed and held-constant forms included.
+#[test]
+fn polynomials_get_exact_gauss_legendre_rules() {
+    // ∫₀¹ x⁸ + x⁴ + x³ + x + 1 dx = 1/9 + 1/5 + 1/4 + 1/2 + 1 = 371/180: degree 8, 5 and 6 points.
+    let reference = Float::with_val(BITS, 371u32) / 180u32;
+    check(
+        "x^8 + x^4 + x^3 + x + 1",
+        "0",
+        "1",
+        &reference,
+        Method::GaussLegendre,
+    );
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let estimate = answer("x^8 + x^4 + x^3 + x + 1", "0", "1", &reference, precision);
+        assert_eq!(estimate.evaluations, 11, "{precision:?}");
+        assert!(estimate
+            .reason
+            .unwrap()
+            .contains("polynomial of degree at most 8"));
+        // Reversed: the negated value, as exact.
+        answer(
+            "x^8 + x^4 + x^3 + x + 1",
+            "1",
+            "0",
+            &(-reference.clone()),
+            precision,
+        );
+        // e and π are constants: e·x² − π has degree 2 (2 and 3 points). ∫₀² = 8e/3 − 2π.
+        let e = Float::with_val(BITS, 1u32).exp();
+        let pi = Float::with_val(BITS, Constant::Pi);
+        let held = e * 8u32 / 3u32 - pi * 2u32;
+        assert_eq!(
+            answer("exp(1)*x^2 - pi", "0", "2", &held, precision).evaluations,
+            5
+        );
+    }
+    // (x − 1)⁶ expanded, on [0.5, 1.5]: near x = 1 the terms (up to 20) cancel to 1e-6 and
+    // below, so each value carries rounding far above ε |f|; ∫ = 2 (1/2)⁷ / 7 = 1/448. The
+    // estimate must cover the actual error (whether or not it meets the tolerance).
+    let expanded = "x^6 - 6*x^5 + 15*x^4 - 20*x^3 + 15*x^2 - 6*x + 1";
+    let reference = Float::with_val(BITS, 1u32) / 448u32;
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        let estimate = Integral::new(expanded)
+            .expect("parses")
+            .bounds("0.5", "1.5")
+            .precision(precision)
+            .compute()
+            .expect("runs");
+        let error = Float::with_val(BITS, exact(&estimate.value) - &reference)
+            .abs()
+            .to_f64();
+        assert_eq!(estimate.evaluations, 9, "{precision:?}");
+        assert!(
+            error <= estimate.error,
+            "{precision:?}: error {error:.1e} above its estimate {:.1e}",
+            estimate.error
+        );
+    }
+}

@@ -390,6 +390,49 @@ impl Tape {
         })
     }
 
+    /// The degree of the expression as a polynomial in coordinate `var` (the other
+    /// coordinates and parameters held fixed), or `None` when it is not one: sums, products,
+    /// non-negative integer powers and divisions by what does not depend on `var` of that
+    /// coordinate and constants, and any function of what does not depend on it. An upper
+    /// bound: x² − x² counts 2.
+    ///
+    /// ```
+    /// use hpquad::expr::Expr;
+    /// assert_eq!(Expr::parse("x^8 + 3*x^4/7 - x", 1)?.tape().polynomial_degree(0), Some(8));
+    /// assert_eq!(Expr::parse("(x + 1)*(x - exp(2))", 1)?.tape().polynomial_degree(0), Some(2));
+    /// assert_eq!(Expr::parse("1/(1 + x^2)", 1)?.tape().polynomial_degree(0), None);
+    /// assert_eq!(Expr::parse("sqrt(x)", 1)?.tape().polynomial_degree(0), None);
+    /// # Ok::<(), hpquad::expr::ExprError>(())
+    /// ```
+    pub fn polynomial_degree(&self, var: usize) -> Option<u32> {
+        let mut degrees: Vec<Option<u32>> = Vec::with_capacity(self.ops.len());
+        for (k, op) in self.ops.iter().enumerate() {
+            let of = |slot: Slot| degrees[slot.index()];
+            let degree = if self.constant[k] {
+                Some(0)
+            } else {
+                match *op {
+                    Op::Var(v) => Some(u32::from(v == var)),
+                    Op::Const(_) => Some(0),
+                    Op::Neg(a) => of(a),
+                    Op::Add(a, b) | Op::Sub(a, b) => of(a).zip(of(b)).map(|(a, b)| a.max(b)),
+                    Op::Mul(a, b) => of(a).zip(of(b)).and_then(|(a, b)| a.checked_add(b)),
+                    Op::Div(a, b) => of(a).filter(|_| of(b) == Some(0)),
+                    Op::PowI(a, n) => match of(a) {
+                        Some(0) => Some(0),
+                        d => d
+                            .zip(u32::try_from(n).ok())
+                            .and_then(|(d, n)| d.checked_mul(n)),
+                    },
+                    Op::Unary(_, a) => (of(a) == Some(0)).then_some(0),
+                    Op::Binary(_, a, b) => (of(a) == Some(0) && of(b) == Some(0)).then_some(0),
+                }
+            };
+            degrees.push(degree);
+        }
+        degrees.get(self.result.index()).copied().flatten()
+    }
+
     /// Evaluates the expression at one point, instruction by instruction, in `T`; a reference
     /// for tests and for the CUDA generator's agreement checks. A missing coordinate is NaN.
     pub fn eval_point<T: Real>(&self, vars: &[T]) -> T {

@@ -130,7 +130,7 @@ impl<T: Real> Pair<T> {
         }
     }
 
-    /// The index of interval `i`'s first point in the points of a run ([`Pair::abscissae`]):
+    /// The index of interval `i`'s first point in the points of a run (as the pair lays out its abscissae):
     /// the run's intervals from `i` on have theirs from there.
     pub fn first_point(&self, i: usize) -> usize {
         match self {

@@ -164,7 +164,7 @@ impl<'a, T: Real> Region<'a, T> {
         self.intervals.div_ceil(GROUP)
     }
 
-    /// Point `k` of the region's list ([`Pair::abscissae`] over all its intervals).
+    /// Point `k` of the region's list (the pair's abscissae over all its intervals).
     pub fn point(&self, k: usize) -> T {
         let per = self.pair.points(1);
         // The interval whose points hold k (trapezoid–Simpson: the last holds the last end).
