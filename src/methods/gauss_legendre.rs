@@ -506,7 +506,7 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
         let value = high.integrate(fine, half);
         let difference = (value - low.integrate(coarse, half)).abs().to_f64();
         let floor = rounding_floor(value)
-            .max(4.0 * T::epsilon().to_f64() * high.integrate_abs(fine, half).to_f64())
+            .max(4.0 * T::epsilon().to_f64() * high.integrate_abs(fine, half))
             .max(high.abscissa_rounding(fine, center, half));
         let error = floor.max(2.0 * difference);
         Ok(Outcome {
@@ -722,7 +722,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             // could follow): its four sums of products cost as much as a cheap integrand.
             let apply = |a: T, b: T, degree: usize, read: bool| {
                 let half = (b - a).ldexp(-1);
-                let abs = rule.integrate_abs(values, half).to_f64();
+                let abs = rule.integrate_abs(values, half);
                 let spectral = read
                     .then(|| {
                         let h = half.to_f64().abs();
