@@ -192,6 +192,12 @@ impl<T: Real> BatchColumns<T> {
         &self.evaluations
     }
 
+    /// The statuses, a row each: 0 converged, 1 not converged, 2 or more failed ([`BatchColumns::row`]
+    /// says why).
+    pub fn statuses(&self) -> &[u32] {
+        &self.status
+    }
+
     /// Row `i`: the estimate or why there is none. Panics when i >= len().
     pub fn row(&self, i: usize) -> BatchRow<T> {
         match self.status[i] {
@@ -201,26 +207,88 @@ impl<T: Real> BatchColumns<T> {
                 evaluations: self.evaluations[i],
                 converged: status == 0,
             }),
-            status => {
-                let [x, y, value] = self
-                    .failures
-                    .binary_search_by_key(&i, |f| f.0)
-                    .map_or([T::from_f64(f64::NAN); 3], |k| self.failures[k].1);
-                Err(match status {
-                    2 => RowFailure::NonFinite(NonFiniteAt {
-                        x,
-                        y: (self.coords == 2).then_some(y),
-                        value,
-                    }),
-                    3 => RowFailure::NonFinite(NonFiniteAt::at(x, value)),
-                    s => RowFailure::Bound {
-                        which: s as usize - 4,
-                        value,
-                    },
-                })
-            }
+            status => Err(self.failure(i, status)),
         }
     }
+
+    /// Why row `i` of status `status` (2 or more) failed.
+    fn failure(&self, i: usize, status: u32) -> RowFailure<T> {
+        let [x, y, value] = self
+            .failures
+            .binary_search_by_key(&i, |f| f.0)
+            .map_or([T::from_f64(f64::NAN); 3], |k| self.failures[k].1);
+        match status {
+            2 => RowFailure::NonFinite(NonFiniteAt {
+                x,
+                y: (self.coords == 2).then_some(y),
+                value,
+            }),
+            3 => RowFailure::NonFinite(NonFiniteAt::at(x, value)),
+            s => RowFailure::Bound {
+                which: s as usize - 4,
+                value,
+            },
+        }
+    }
+
+    /// The failed rows (status 2 or more), in row order, with why.
+    pub fn failed_rows(&self) -> Vec<(usize, RowFailure<T>)> {
+        self.failures
+            .iter()
+            .map(|&(i, _)| (i, self.failure(i, self.status[i])))
+            .collect()
+    }
+
+    /// The columns taken apart, without a pass per row where none is needed: the values'
+    /// limbs in row order (row i's `T::LIMBS` limbs at i · LIMBS; for f64 the column as it
+    /// came back, moved, otherwise each launch's limb-major block transposed in parallel),
+    /// the errors, the evaluations and the statuses.
+    pub fn into_columns(self) -> ColumnsApart {
+        let limbs = T::LIMBS;
+        let value = if limbs == 1 {
+            self.value
+        } else {
+            let mut rows = fresh::<f64>(self.value.len());
+            let chunk = self.chunk.max(1);
+            rows.par_chunks_mut(chunk * limbs)
+                .zip(self.value.par_chunks(chunk * limbs))
+                .for_each(|(out, block)| {
+                    let m = block.len() / limbs;
+                    for (i, row) in out.chunks_exact_mut(limbs).enumerate() {
+                        for (k, l) in row.iter_mut().enumerate() {
+                            *l = block[k * m + i];
+                        }
+                    }
+                });
+            rows
+        };
+        ColumnsApart {
+            value,
+            error: self.error,
+            evaluations: self.evaluations,
+            status: self.status,
+        }
+    }
+}
+
+/// A batch's columns taken apart ([`BatchColumns::into_columns`]), a row each.
+#[derive(Debug, Clone)]
+pub struct ColumnsApart {
+    /// The values' limbs in row order: row i's at i · limbs .. (i + 1) · limbs (0 for a
+    /// failed row).
+    pub value: Vec<f64>,
+    /// The error estimates.
+    pub error: Vec<f64>,
+    /// The evaluations.
+    pub evaluations: Vec<u64>,
+    /// 0 converged, 1 not converged, 2 or more failed.
+    pub status: Vec<u32>,
+}
+
+/// A vector of `len` zeros written by every worker thread, so that the pages are touched
+/// (faulted in) in parallel rather than one by one by the copy from the device.
+fn fresh<X: Copy + Default + Send + Sync>(len: usize) -> Vec<X> {
+    (0..len).into_par_iter().map(|_| X::default()).collect()
 }
 
 impl Gpu {
@@ -397,10 +465,10 @@ impl Gpu {
             rows: n,
             chunk,
             coords,
-            value: vec![0.0; n * T::LIMBS],
-            error: vec![0.0; n],
-            evaluations: vec![0; n],
-            status: vec![0; n],
+            value: fresh(n * T::LIMBS),
+            error: fresh(n),
+            evaluations: fresh(n),
+            status: fresh(n),
             failures: Vec::new(),
         };
         if n == 0 {
