@@ -736,7 +736,9 @@ fn row_texts(rows: &Rows) -> Texts {
 }
 
 /// Rows equal, failures included (dd, qd), or (f64) the same rows failing and the others'
-/// values within 16 ulp (the integrand's transcendental functions are libdevice's there).
+/// values within their two error estimates and 16 ulp: the integrand's transcendental
+/// functions are libdevice's there, and a last bit moved by log moves FAQ's and the adaptive
+/// methods' next points (a 1-D FAQ row on the H100 moved by 6e-14, its bound 1e-3).
 fn compare_texts(a: &Texts, b: &Texts, bits_equal: bool, eps: f64, what: &str) {
     assert_eq!(a.len(), b.len(), "{what}");
     for (k, (a, b)) in a.iter().zip(b).enumerate() {
@@ -745,7 +747,7 @@ fn compare_texts(a: &Texts, b: &Texts, bits_equal: bool, eps: f64, what: &str) {
             (Ok(a), Ok(b)) => {
                 let (av, bv) = (a.value.to_f64(), b.value.to_f64());
                 assert!(
-                    (av - bv).abs() <= 16.0 * eps * av.abs(),
+                    (av - bv).abs() <= a.error + b.error + 16.0 * eps * av.abs(),
                     "{what}, row {k}: {av:e} against {bv:e}"
                 );
             }

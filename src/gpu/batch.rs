@@ -757,6 +757,73 @@ mod tests {
         );
     }
 
+    /// Columns taken apart: each launch's limb-major block becomes row-major limbs (qd, five
+    /// rows in launches of two), f64 values are the column itself, and the failed rows come
+    /// in row order with why.
+    #[test]
+    fn columns_come_apart_in_row_order() {
+        let v = |k: usize| Qd::from(k as f64 + 1.0) / Qd::from(7.0);
+        let mut value = Vec::new();
+        for (start, m) in [(0, 2), (2, 2), (4, 1)] {
+            for limb in 0..4 {
+                for i in start..start + m {
+                    value.push(v(i).limbs()[limb]);
+                }
+            }
+        }
+        let nan = Qd::from(f64::NAN);
+        let columns = BatchColumns::<Qd> {
+            rows: 5,
+            chunk: 2,
+            coords: 1,
+            value,
+            error: vec![0.5, 1.5, 2.5, 3.5, 4.5],
+            evaluations: vec![10, 11, 12, 13, 14],
+            status: vec![0, 4, 1, 2, 0],
+            failures: vec![
+                (1, [Qd::zero(), Qd::zero(), Qd::from(f64::INFINITY)]),
+                (3, [Qd::from(0.25), Qd::zero(), nan]),
+            ],
+        };
+        assert_eq!(columns.statuses(), &[0, 4, 1, 2, 0]);
+        let failed = columns.failed_rows();
+        assert_eq!(failed.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(
+            failed[0].1,
+            RowFailure::Bound {
+                which: 0,
+                value: Qd::from(f64::INFINITY)
+            }
+        );
+        assert!(
+            matches!(failed[1].1, RowFailure::NonFinite(at) if at.x == Qd::from(0.25) && at.y.is_none())
+        );
+        let apart = columns.into_columns();
+        for i in 0..5 {
+            assert_eq!(
+                <Qd as Real>::from_limbs(&apart.value[4 * i..4 * i + 4]),
+                v(i),
+                "row {i}"
+            );
+        }
+        assert_eq!(apart.error, vec![0.5, 1.5, 2.5, 3.5, 4.5]);
+        assert_eq!(apart.evaluations, vec![10, 11, 12, 13, 14]);
+        assert_eq!(apart.status, vec![0, 4, 1, 2, 0]);
+
+        // f64: one limb, so the launches' blocks are the rows in order, moved as they are.
+        let f = BatchColumns::<f64> {
+            rows: 3,
+            chunk: 2,
+            coords: 1,
+            value: vec![1.0, 2.0, 3.0],
+            error: vec![0.0; 3],
+            evaluations: vec![1; 3],
+            status: vec![0; 3],
+            failures: Vec::new(),
+        };
+        assert_eq!(f.into_columns().value, vec![1.0, 2.0, 3.0]);
+    }
+
     /// The uploaded columns of a launch: column by column, limb by limb, the launch's rows.
     #[test]
     fn uploaded_columns_are_limb_major_per_launch() {
