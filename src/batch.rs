@@ -7,6 +7,14 @@
 //! decimal text are exact in the working precision, as literals are; evenly spaced values
 //! ([`ParamValue::linspace`]) are computed in the working precision from the decimal text of
 //! their ends.
+//!
+//! Two ways in and out: [`Batch::compute`] takes a tuple per integral and returns a row per
+//! integral; [`Batch::sweep`] takes a range per parameter ([`ParamRange`], a grid of them) and
+//! returns the results as columns ([`SweepColumns`]: values, errors, evaluations, converged,
+//! the failures listed apart), the same integrals without a tuple or a row per integral on
+//! the host, which at millions of integrals on the GPU is most of the time.
+
+use std::sync::Arc;
 
 use precision::{Dd, Qd, Real};
 use rayon::prelude::*;
@@ -14,7 +22,9 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::estimate::Value;
 use crate::expr::Expr;
-use crate::gpu::{self, BatchParams, BatchSettings, Gpu, GpuReal, ParamSource, RowFailure};
+use crate::gpu::{
+    self, BatchParams, BatchSettings, ColumnsApart, Gpu, GpuReal, ParamSource, RowFailure,
+};
 use crate::methods::batch::faq::{self, Steps};
 use crate::methods::batch::kronrod::{self, Scratch};
 use crate::methods::batch::point::PointEval;
@@ -128,6 +138,226 @@ pub struct BatchEstimate {
     /// Whether `error` meets the tolerance (and the method stopped on its own test, not on a
     /// cap).
     pub converged: bool,
+}
+
+/// One parameter's values in a sweep ([`Batch::sweep`]): `count` points evenly spaced from
+/// `start` to `stop` (decimal text or constant expressions), point k being start + k (stop −
+/// start) / (count − 1) in the working precision, as [`ParamValue::linspace`] gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamRange {
+    /// The first value.
+    pub start: String,
+    /// The last value.
+    pub stop: String,
+    /// How many points (1 to 2^53).
+    pub count: u64,
+}
+
+impl ParamRange {
+    /// `count` points from `start` to `stop`.
+    pub fn new(start: &str, stop: &str, count: u64) -> ParamRange {
+        ParamRange {
+            start: start.to_string(),
+            stop: stop.to_string(),
+            count,
+        }
+    }
+
+    /// Point `index` in `T`, or why it is not a number.
+    pub fn value<T: Real>(&self, index: u64) -> std::result::Result<T, String> {
+        ParamValue::linspace(&self.start, &self.stop, index, self.count).value()
+    }
+
+    /// The range's points in `T` by index (0 .. count), the ends read once: the values
+    /// [`ParamRange::value`] gives.
+    pub fn points<T: Real>(&self) -> std::result::Result<impl Fn(u64) -> T, String> {
+        let source = self.source::<T>(1)?;
+        Ok(move |k| source.sweep_value(k).unwrap_or_else(T::zero))
+    }
+
+    /// The range as a sweep in `T` the device can make from the row's index, `stride` rows
+    /// per point; the ends are read once here.
+    fn source<T: Real>(&self, stride: u64) -> std::result::Result<ParamSource<T>, String> {
+        if self.count == 0 || self.count > 1 << 53 {
+            return Err(format!(
+                "{} points were asked for; give 1 to 2^53",
+                self.count
+            ));
+        }
+        let start = constant::<T>(&self.start)?;
+        // With one point the stop is never read, as ParamValue::Linspace does.
+        let stop = if self.count == 1 {
+            start
+        } else {
+            constant::<T>(&self.stop)?
+        };
+        Ok(sweep(start, stop, self.count, stride))
+    }
+}
+
+/// The values of a sweep's integrals, in the working precision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueColumn {
+    /// Doubles.
+    F64(Vec<f64>),
+    /// Double-doubles.
+    Dd(Vec<Dd>),
+    /// Quad-doubles.
+    Qd(Vec<Qd>),
+}
+
+impl ValueColumn {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        match self {
+            ValueColumn::F64(v) => v.len(),
+            ValueColumn::Dd(v) => v.len(),
+            ValueColumn::Qd(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`'s value. Panics when i >= len().
+    pub fn get(&self, i: usize) -> Value {
+        match self {
+            ValueColumn::F64(v) => Value::F64(v[i]),
+            ValueColumn::Dd(v) => Value::Dd(v[i]),
+            ValueColumn::Qd(v) => Value::Qd(v[i]),
+        }
+    }
+}
+
+/// A sweep's results as columns ([`Batch::sweep`]), one entry per integral in the grid's
+/// order (the first range varying slowest, the last fastest, as `--param` builds a grid),
+/// with the failed integrals listed apart: a failed row holds value NaN, error NaN, no
+/// evaluations and not converged in the columns, and why it failed in
+/// [`SweepColumns::failures`].
+#[derive(Debug)]
+pub struct SweepColumns {
+    /// Each range's points.
+    counts: Vec<u64>,
+    values: ValueColumn,
+    errors: Vec<f64>,
+    evaluations: Vec<u64>,
+    converged: Vec<bool>,
+    /// (row, why), in row order.
+    failures: Vec<(usize, Error)>,
+}
+
+impl SweepColumns {
+    /// Rows (integrals).
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The values.
+    pub fn values(&self) -> &ValueColumn {
+        &self.values
+    }
+
+    /// The estimated absolute errors (FAQ: the a-priori bound of its Theorem 1).
+    pub fn errors(&self) -> &[f64] {
+        &self.errors
+    }
+
+    /// The integrand evaluations of each integral.
+    pub fn evaluations(&self) -> &[u64] {
+        &self.evaluations
+    }
+
+    /// Whether each integral met the tolerance (and its method stopped on its own test).
+    pub fn converged(&self) -> &[bool] {
+        &self.converged
+    }
+
+    /// The failed integrals, (row, why) in row order.
+    pub fn failures(&self) -> &[(usize, Error)] {
+        &self.failures
+    }
+
+    /// Each parameter's point (0 .. its range's count) in row `i`.
+    pub fn point(&self, i: usize) -> Vec<u64> {
+        let mut rest = i as u64;
+        let mut points = vec![0; self.counts.len()];
+        for (slot, &count) in points.iter_mut().zip(&self.counts).rev() {
+            *slot = rest % count;
+            rest /= count;
+        }
+        points
+    }
+
+    /// Row `i` as [`Batch::compute`] gives it: the estimate or why there is none. Panics
+    /// when i >= len().
+    pub fn row(&self, i: usize) -> std::result::Result<BatchEstimate, &Error> {
+        if let Ok(k) = self.failures.binary_search_by_key(&i, |f| f.0) {
+            return Err(&self.failures[k].1);
+        }
+        Ok(BatchEstimate {
+            value: self.values.get(i),
+            error: self.errors[i],
+            evaluations: self.evaluations[i],
+            converged: self.converged[i],
+        })
+    }
+}
+
+/// The precisions a sweep's value column comes in.
+trait ColumnReal: Real + GpuReal {
+    /// The column of these values.
+    fn column(values: Vec<Self>) -> ValueColumn;
+
+    /// The column of values whose limbs are `limbs`, row after row (`LIMBS` each): for f64
+    /// the vector itself.
+    fn column_of_limbs(limbs: Vec<f64>) -> ValueColumn;
+}
+
+impl ColumnReal for f64 {
+    fn column(values: Vec<f64>) -> ValueColumn {
+        ValueColumn::F64(values)
+    }
+
+    fn column_of_limbs(limbs: Vec<f64>) -> ValueColumn {
+        ValueColumn::F64(limbs)
+    }
+}
+
+impl ColumnReal for Dd {
+    fn column(values: Vec<Dd>) -> ValueColumn {
+        ValueColumn::Dd(values)
+    }
+
+    fn column_of_limbs(limbs: Vec<f64>) -> ValueColumn {
+        ValueColumn::Dd(
+            limbs
+                .par_chunks_exact(2)
+                .map(<Dd as Real>::from_limbs)
+                .collect(),
+        )
+    }
+}
+
+impl ColumnReal for Qd {
+    fn column(values: Vec<Qd>) -> ValueColumn {
+        ValueColumn::Qd(values)
+    }
+
+    fn column_of_limbs(limbs: Vec<f64>) -> ValueColumn {
+        ValueColumn::Qd(
+            limbs
+                .par_chunks_exact(4)
+                .map(<Qd as Real>::from_limbs)
+                .collect(),
+        )
+    }
 }
 
 /// A bound's text and its expression in the parameters.
@@ -323,6 +553,260 @@ impl Batch {
         })
     }
 
+    /// One integral per point of the grid of `ranges` (one range per parameter, in the
+    /// order they were declared; the first varies slowest, the last fastest, as `--param`
+    /// builds a grid), returned as columns: values, errors, evaluations and convergence,
+    /// with the failed integrals listed apart ([`SweepColumns`]). Each integral is the one
+    /// [`Batch::compute`] gives for the same parameter values ([`ParamValue::linspace`]),
+    /// on the CPU or the GPU (dd and qd: the same bits), but no tuple is built, read or
+    /// returned per row: on the GPU each thread makes its own parameters from its index
+    /// and the results come back as the columns themselves. The error of the whole call is
+    /// about the batch as stated (options, missing bounds, a range that is not one).
+    ///
+    /// ```
+    /// use hpquad::{Batch, BatchMethod, ParamRange, Precision, ValueColumn};
+    ///
+    /// // ∫_0^1 exp(-p x) dx = (1 - e^-p) / p for p = 1, 1.5, 2, 2.5, 3.
+    /// let columns = Batch::new("exp(-p*x)", &["p"])?
+    ///     .bounds("0", "1")
+    ///     .method(BatchMethod::GaussKronrod)
+    ///     .precision(Precision::F64)
+    ///     .tolerance(1e-12)
+    ///     .sweep(&[ParamRange::new("1", "3", 5)])?;
+    /// let ValueColumn::F64(values) = columns.values() else { unreachable!() };
+    /// for (k, value) in values.iter().enumerate() {
+    ///     let p = 1.0 + 0.5 * k as f64;
+    ///     assert!((value - (1.0 - (-p).exp()) / p).abs() < 1e-12);
+    /// }
+    /// assert!(columns.converged().iter().all(|&c| c) && columns.failures().is_empty());
+    /// # Ok::<(), hpquad::Error>(())
+    /// ```
+    pub fn sweep(&self, ranges: &[ParamRange]) -> Result<SweepColumns> {
+        self.validate()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .map_err(|e| Error::ThreadPool {
+                threads: self.threads,
+                reason: e.to_string(),
+            })?;
+        pool.install(|| match self.precision {
+            Precision::F64 => self.sweep_in::<f64>(ranges),
+            Precision::Dd => self.sweep_in::<Dd>(ranges),
+            Precision::Qd => self.sweep_in::<Qd>(ranges),
+        })
+    }
+
+    /// The sweep in precision `T`, on the device the options choose.
+    fn sweep_in<T: ColumnReal>(&self, ranges: &[ParamRange]) -> Result<SweepColumns>
+    where
+        Value: From<T>,
+    {
+        let names = self.parameters();
+        let invalid = |reason: String| Error::InvalidOption {
+            option: "ranges",
+            reason,
+        };
+        if ranges.len() != names.len() {
+            return Err(invalid(format!(
+                "{} ranges were given for the {} parameters {}",
+                ranges.len(),
+                names.len(),
+                names.join(", ")
+            )));
+        }
+        // Rows per point of each range: the product of the later ranges' counts.
+        let mut sources = Vec::with_capacity(ranges.len());
+        let mut rows: u64 = 1;
+        for (range, name) in ranges.iter().zip(names).rev() {
+            let source = range
+                .source::<T>(rows)
+                .map_err(|e| invalid(format!("the range of {name}: {e}")))?;
+            sources.push(source);
+            rows = rows
+                .checked_mul(range.count)
+                .filter(|&n| usize::try_from(n).is_ok())
+                .ok_or_else(|| invalid("the ranges make too many integrals".to_string()))?;
+        }
+        sources.reverse();
+        let n = rows as usize;
+        let rule = self.rule::<T>()?;
+        let job = Job {
+            batch: self,
+            rule: rule.as_deref(),
+            tolerance: self.tolerance_in::<T>(),
+            sweeps: sources.iter().map(|&s| Some(s)).collect(),
+        };
+        let counts = ranges.iter().map(|r| r.count).collect();
+        match self.device {
+            Device::Cpu => {}
+            Device::Gpu => return self.sweep_gpu(&job, &sources, n, counts),
+            Device::Auto => {
+                if n >= GPU_MIN_BATCH && gpu::is_available() {
+                    // As in run: a device that cannot start or compile leaves it to the CPU.
+                    if let Ok(columns) = self.sweep_gpu(&job, &sources, n, counts.clone()) {
+                        return Ok(columns);
+                    }
+                }
+            }
+        }
+        Ok(self.sweep_cpu(&job, &sources, n, counts))
+    }
+
+    /// The sweep's rows on the CPU, in blocks of rows written straight into the columns.
+    fn sweep_cpu<T: ColumnReal>(
+        &self,
+        job: &Job<'_, T>,
+        sources: &[ParamSource<T>],
+        n: usize,
+        counts: Vec<u64>,
+    ) -> SweepColumns
+    where
+        Value: From<T>,
+    {
+        const BLOCK: usize = 256;
+        let mut values = vec![T::zero(); n];
+        let mut errors = vec![0.0; n];
+        let mut evaluations = vec![0u64; n];
+        let mut converged = vec![false; n];
+        let failed: Vec<Vec<(usize, Error)>> = values
+            .par_chunks_mut(BLOCK)
+            .zip(errors.par_chunks_mut(BLOCK))
+            .zip(evaluations.par_chunks_mut(BLOCK))
+            .zip(converged.par_chunks_mut(BLOCK))
+            .enumerate()
+            .map_init(
+                || Task::<T>::new(job),
+                |task, (b, (((v, e), ev), c))| {
+                    let mut failed = Vec::new();
+                    for i in 0..v.len() {
+                        let r = b * BLOCK + i;
+                        match task.sweep_row(job, sources, r) {
+                            Ok(x) => {
+                                (v[i], e[i], ev[i], c[i]) =
+                                    (x.value, x.error, x.evaluations, x.converged);
+                            }
+                            Err(err) => {
+                                (v[i], e[i]) = (T::from_f64(f64::NAN), f64::NAN);
+                                failed.push((r, err));
+                            }
+                        }
+                    }
+                    failed
+                },
+            )
+            .collect();
+        SweepColumns {
+            counts,
+            values: T::column(values),
+            errors,
+            evaluations,
+            converged,
+            failures: failed.into_iter().flatten().collect(),
+        }
+    }
+
+    /// The sweep on the GPU: no uploaded values (each thread makes its parameters from its
+    /// index), the device's columns kept as they are; the host reads the statuses and values
+    /// once in parallel for convergence (the tolerance, as [`settle`] judges it) and writes
+    /// the few failed rows.
+    fn sweep_gpu<T: ColumnReal>(
+        &self,
+        job: &Job<'_, T>,
+        sources: &[ParamSource<T>],
+        n: usize,
+        counts: Vec<u64>,
+    ) -> Result<SweepColumns>
+    where
+        Value: From<T>,
+    {
+        let coords = self.integrand.coordinates();
+        let (source, vars, device) = self.gpu_kernel(job)?;
+        let params = BatchParams {
+            rows: n,
+            sources,
+            values: &[],
+        };
+        let columns = device.batch(&source, coords, vars, &params, &self.gpu_settings(job))?;
+        if columns.len() != n {
+            return Err(Error::Gpu(format!(
+                "the device returned {} integrals for the {n} it was given",
+                columns.len()
+            )));
+        }
+        let failed_rows = columns.failed_rows();
+        let ColumnsApart {
+            mut value,
+            mut error,
+            mut evaluations,
+            status,
+        } = columns.into_columns();
+        let limbs = <T as Real>::LIMBS;
+        let value_at =
+            |value: &[f64], i: usize| <T as Real>::from_limbs(&value[i * limbs..(i + 1) * limbs]);
+        let mut converged: Vec<bool> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                status[i] == 0 && {
+                    let v = value_at(&value, i);
+                    v.is_finite() && job.tolerance.is_met(error[i], Real::to_f64(v))
+                }
+            })
+            .collect();
+        // Estimates that are not finite fail as on the CPU (settle).
+        let overflowed: Vec<usize> = (0..n)
+            .into_par_iter()
+            .filter(|&i| status[i] < 2 && !value_at(&value, i).is_finite())
+            .collect();
+        let names = self.parameters();
+        let texts: Vec<&BoundText> = self.bound_texts().collect();
+        let params_of = |r: usize| -> Vec<T> {
+            sources
+                .iter()
+                .map(|s| s.sweep_value(r as u64).unwrap_or_else(T::zero))
+                .collect()
+        };
+        let mut failures: Vec<(usize, Error)> = Vec::new();
+        for i in overflowed {
+            let outcome = Ok(Integrated {
+                value: value_at(&value, i),
+                error: error[i],
+                evaluations: evaluations[i],
+                converged: status[i] == 0,
+            });
+            if let Err(e) = settle(job, || Ok(params_of(i)), outcome) {
+                failures.push((i, e));
+            }
+        }
+        for (i, failure) in failed_rows {
+            let e = match failure {
+                RowFailure::NonFinite(at) => settle(job, || Ok(params_of(i)), Err(at))
+                    .err()
+                    .unwrap_or_else(|| Error::Gpu(format!("row {i} failed but settled"))),
+                RowFailure::Bound { which, value } => {
+                    bound_error(which, texts[which], value, names, &params_of(i))
+                }
+            };
+            failures.push((i, e));
+        }
+        failures.sort_unstable_by_key(|f| f.0);
+        let nan = T::from_f64(f64::NAN).limbs();
+        for &(i, _) in &failures {
+            value[i * limbs..(i + 1) * limbs].copy_from_slice(&nan[..limbs]);
+            error[i] = f64::NAN;
+            evaluations[i] = 0;
+            converged[i] = false;
+        }
+        Ok(SweepColumns {
+            counts,
+            values: T::column_of_limbs(value),
+            errors: error,
+            evaluations,
+            converged,
+            failures,
+        })
+    }
+
     fn validate(&self) -> Result<()> {
         let option =
             |option: &'static str, reason: String| Err(Error::InvalidOption { option, reason });
@@ -404,21 +888,14 @@ impl Batch {
     where
         Value: From<T>,
     {
-        let rule = match self.method {
-            BatchMethod::GaussKronrod => Some(rules::kronrod::<T>(gauss_points::<T>())?),
-            _ => None,
-        };
-        let tolerance = Tolerance {
-            relative: self.relative.unwrap_or(1000.0 * Real::to_f64(T::epsilon())),
-            absolute: self.absolute,
-        };
+        let rule = self.rule::<T>()?;
         let sweeps = (0..self.parameters().len())
             .map(|k| sweep_of::<T>(rows, k))
             .collect();
         let job = Job {
             batch: self,
             rule: rule.as_deref(),
-            tolerance,
+            tolerance: self.tolerance_in::<T>(),
             sweeps,
         };
         match self.device {
@@ -462,18 +939,7 @@ impl Batch {
         let p = names.len();
         let coords = self.integrand.coordinates();
         let n = rows.len();
-        let gpu_error = |e: crate::expr::cuda::CodegenError| Error::Gpu(e.to_string());
-        // The integrand and the bounds as device code; a bound that did not parse stopped the
-        // batch in validate.
-        let integrand =
-            crate::expr::cuda::integrand::<T>(self.integrand.tape()).map_err(gpu_error)?;
-        let bounds = self
-            .bound_exprs()
-            .map(|e| crate::expr::cuda::integrand::<T>(e.tape()).map_err(gpu_error))
-            .collect::<Result<Vec<_>>>()?;
-        let nodes = job.rule.map_or(0, |r| r.nodes().len());
-        let source = Gpu::batch_source::<T>(&integrand, &bounds, self.method, coords, nodes)?;
-        let device = Gpu::new(0)?;
+        let (source, vars, device) = self.gpu_kernel(job)?;
 
         // Each parameter: a sweep made on the device, or an uploaded column.
         let mut sources = Vec::with_capacity(p);
@@ -505,20 +971,12 @@ impl Batch {
                 })
                 .collect()
         };
-        let settings = BatchSettings {
-            method: self.method,
-            tolerance: job.tolerance,
-            max_evaluations: self.max_evaluations,
-            steps: self.steps,
-            rule: job.rule,
-            chunk: self.gpu_chunk,
-        };
         let params = BatchParams {
             rows: n,
             sources: &sources,
             values: &values,
         };
-        let columns = device.batch(&source, coords, integrand.dims, &params, &settings)?;
+        let columns = device.batch(&source, coords, vars, &params, &self.gpu_settings(job))?;
         if columns.len() != n {
             return Err(Error::Gpu(format!(
                 "the device returned {} integrals for the {n} it was given",
@@ -550,6 +1008,51 @@ impl Batch {
                 }
             })
             .collect())
+    }
+
+    /// The Gauss–Kronrod rule in `T` when the method is Gauss–Kronrod.
+    fn rule<T: Real>(&self) -> Result<Option<Arc<KronrodRule<T>>>> {
+        Ok(match self.method {
+            BatchMethod::GaussKronrod => Some(rules::kronrod::<T>(gauss_points::<T>())?),
+            _ => None,
+        })
+    }
+
+    /// The tolerance per integral in `T`: the default relative one is 1000 units of `T`'s ε.
+    fn tolerance_in<T: Real>(&self) -> Tolerance {
+        Tolerance {
+            relative: self.relative.unwrap_or(1000.0 * Real::to_f64(T::epsilon())),
+            absolute: self.absolute,
+        }
+    }
+
+    /// The batch kernel in `T` (its source, the integrand's variables) and the device.
+    fn gpu_kernel<T: Real + GpuReal>(&self, job: &Job<'_, T>) -> Result<(String, usize, Gpu)> {
+        let gpu_error = |e: crate::expr::cuda::CodegenError| Error::Gpu(e.to_string());
+        // The integrand and the bounds as device code; a bound that did not parse stopped the
+        // batch in validate.
+        let integrand =
+            crate::expr::cuda::integrand::<T>(self.integrand.tape()).map_err(gpu_error)?;
+        let bounds = self
+            .bound_exprs()
+            .map(|e| crate::expr::cuda::integrand::<T>(e.tape()).map_err(gpu_error))
+            .collect::<Result<Vec<_>>>()?;
+        let nodes = job.rule.map_or(0, |r| r.nodes().len());
+        let coords = self.integrand.coordinates();
+        let source = Gpu::batch_source::<T>(&integrand, &bounds, self.method, coords, nodes)?;
+        Ok((source, integrand.dims, Gpu::new(0)?))
+    }
+
+    /// The settings of the batch's launches.
+    fn gpu_settings<'j, T>(&self, job: &Job<'j, T>) -> BatchSettings<'j, T> {
+        BatchSettings {
+            method: self.method,
+            tolerance: job.tolerance,
+            max_evaluations: self.max_evaluations,
+            steps: self.steps,
+            rule: job.rule,
+            chunk: self.gpu_chunk,
+        }
     }
 
     /// The bounds' texts in x then y order, lower before upper.
@@ -697,6 +1200,21 @@ fn conclude<T: Real>(
 where
     Value: From<T>,
 {
+    settle(job, params, outcome).map(|r| BatchEstimate {
+        value: r.value.into(),
+        error: r.error,
+        evaluations: r.evaluations,
+        converged: r.converged,
+    })
+}
+
+/// A method's outcome as the row's result in `T` (converged only where the method's test
+/// passed and the error meets the tolerance) or its error; `params` as for [`conclude`].
+fn settle<T: Real>(
+    job: &Job<'_, T>,
+    params: impl FnOnce() -> Result<Vec<T>>,
+    outcome: std::result::Result<Integrated<T>, NonFiniteAt<T>>,
+) -> Result<Integrated<T>> {
     let names = job.batch.parameters();
     let describe = |params: Result<Vec<T>>| -> Result<String> { Ok(describe(names, &params?)) };
     match outcome {
@@ -704,11 +1222,9 @@ where
             value: format!("{} (at {})", r.value, describe(params())?),
             evaluations: r.evaluations,
         }),
-        Ok(r) => Ok(BatchEstimate {
-            value: r.value.into(),
-            error: r.error,
-            evaluations: r.evaluations,
+        Ok(r) => Ok(Integrated {
             converged: r.converged && job.tolerance.is_met(r.error, r.value.to_f64()),
+            ..r
         }),
         Err(at) => Err(Error::NonFinite {
             x: match at.y {
@@ -763,10 +1279,23 @@ where
     /// The row's bounds (x, then y), its parameter values left in the variables after the
     /// coordinates, or why it cannot be integrated.
     fn prepare(&mut self, job: &Job<'a, T>, r: usize, row: &[ParamValue]) -> Result<[T; 4]> {
+        let dims = job.batch.integrand.coordinates();
+        row_values(
+            job.batch.parameters(),
+            &job.sweeps,
+            r,
+            row,
+            &mut self.vars[dims..],
+        )?;
+        self.ends(job)
+    }
+
+    /// The bounds (x, then y) for the parameter values in the variables after the
+    /// coordinates, or the first that is not finite as the row's error.
+    fn ends(&mut self, job: &Job<'a, T>) -> Result<[T; 4]> {
         let batch = job.batch;
         let dims = batch.integrand.coordinates();
         let names = batch.parameters();
-        row_values(names, &job.sweeps, r, row, &mut self.vars[dims..])?;
         let params = &self.vars[dims..];
         // The bounds of this tuple, in x then y order, each finite.
         let mut ends = [T::zero(); 4];
@@ -787,13 +1316,43 @@ where
         row: &[ParamValue],
     ) -> Result<BatchEstimate> {
         let ends = self.prepare(job, r, row)?;
+        let outcome = self.outcome(job, ends);
+        let params = &self.vars[job.batch.integrand.coordinates()..];
+        conclude(job, || Ok(params.to_vec()), outcome)
+    }
+
+    /// Row `r` of a sweep: each parameter's value made from the row's index by its source
+    /// (the value the device makes), then as [`Task::integrate`].
+    fn sweep_row(
+        &mut self,
+        job: &Job<'a, T>,
+        sources: &[ParamSource<T>],
+        r: usize,
+    ) -> Result<Integrated<T>> {
+        let dims = job.batch.integrand.coordinates();
+        for (slot, source) in self.vars[dims..].iter_mut().zip(sources) {
+            *slot = source.sweep_value(r as u64).unwrap_or_else(T::zero);
+        }
+        let ends = self.ends(job)?;
+        let outcome = self.outcome(job, ends);
+        let params = &self.vars[dims..];
+        settle(job, || Ok(params.to_vec()), outcome)
+    }
+
+    /// The batch's method on the row whose bounds are `ends` and whose parameters are in the
+    /// variables.
+    fn outcome(
+        &mut self,
+        job: &Job<'a, T>,
+        ends: [T; 4],
+    ) -> std::result::Result<Integrated<T>, NonFiniteAt<T>> {
         let batch = job.batch;
         let dims = batch.integrand.coordinates();
         let method = batch.method;
         let steps = batch.steps;
         let cap = batch.max_evaluations;
         let (vars, f) = (&mut self.vars, &mut self.f);
-        let outcome = if dims == 1 {
+        if dims == 1 {
             let mut g = |x: T| {
                 vars[0] = x;
                 f.at(vars)
@@ -871,9 +1430,7 @@ where
                     }
                 })
             })
-        };
-        let params = &self.vars[dims..];
-        conclude(job, || Ok(params.to_vec()), outcome)
+        }
     }
 }
 

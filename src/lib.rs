@@ -19,7 +19,7 @@ pub mod methods;
 mod options;
 pub mod rules;
 
-pub use batch::{Batch, BatchEstimate, ParamValue};
+pub use batch::{Batch, BatchEstimate, ParamRange, ParamValue, SweepColumns, ValueColumn};
 pub use error::{Error, Result};
 pub use estimate::{Estimate, Value};
 pub use integral::Integral;

@@ -8,7 +8,10 @@ mod mpfr_reference;
 mod mpfr_support;
 
 use hpquad::precision::{Dd, Qd};
-use hpquad::{Batch, BatchEstimate, BatchMethod, Device, Error, ParamValue, Precision, Value};
+use hpquad::{
+    Batch, BatchEstimate, BatchMethod, Device, Error, ParamRange, ParamValue, Precision,
+    SweepColumns, Value,
+};
 use mpfr_support::BITS;
 use rug::float::Constant;
 use rug::ops::Pow;
@@ -561,4 +564,203 @@ fn command_line_sweep_writes_one_line_per_integral() {
         lines[2]
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The rows of a grid of ranges as `--param` builds it (the first varies slowest), as tuples.
+fn grid_rows(ranges: &[ParamRange]) -> Vec<Vec<ParamValue>> {
+    let mut rows: Vec<Vec<ParamValue>> = vec![vec![]];
+    for r in ranges {
+        rows = rows
+            .into_iter()
+            .flat_map(|row| {
+                (0..r.count).map(move |k| {
+                    let mut row = row.clone();
+                    row.push(ParamValue::linspace(&r.start, &r.stop, k, r.count));
+                    row
+                })
+            })
+            .collect();
+    }
+    rows
+}
+
+/// Asserts that a sweep's columns are the rows `compute` gives for the same tuples: the same
+/// estimate (bits), or the same error listed as the row's failure with NaN, NaN, 0 and not
+/// converged in its columns.
+fn columns_are_rows(columns: &SweepColumns, rows: &[Result<BatchEstimate, Error>], what: &str) {
+    assert_eq!(columns.len(), rows.len(), "{what}");
+    assert_eq!(columns.values().len(), rows.len(), "{what}");
+    let mut failed = 0;
+    for (i, row) in rows.iter().enumerate() {
+        match (columns.row(i), row) {
+            (Ok(c), Ok(r)) => assert_eq!(&c, r, "{what}, row {i}"),
+            (Err(c), Err(r)) => {
+                failed += 1;
+                assert_eq!(c.to_string(), r.to_string(), "{what}, row {i}");
+                assert!(columns.values().get(i).to_f64().is_nan(), "{what}, row {i}");
+                assert!(columns.errors()[i].is_nan(), "{what}, row {i}");
+                assert_eq!(columns.evaluations()[i], 0, "{what}, row {i}");
+                assert!(!columns.converged()[i], "{what}, row {i}");
+            }
+            (c, r) => panic!("{what}, row {i}: columns {c:?}, rows {r:?}"),
+        }
+    }
+    assert_eq!(columns.failures().len(), failed, "{what}");
+    assert!(
+        columns.failures().windows(2).all(|w| w[0].0 < w[1].0),
+        "{what}: failures in row order"
+    );
+}
+
+/// `Batch::sweep`: ranges in, columns out. A grid of two ranges gives, row by row in the
+/// grid's order (the first range slowest), what `compute` gives for the same tuples, in every
+/// precision and method, and the values match ∫_0^q e^(-p x) dx = (1 − e^(−pq))/p in MPFR
+/// within their error estimates; `point` gives each row's indices back.
+#[test]
+fn sweep_columns_are_the_rows_of_compute() {
+    let ranges = [
+        ParamRange::new("0.5", "20", 7),
+        ParamRange::new("1", "2", 3),
+    ];
+    let rows = grid_rows(&ranges);
+    for precision in PRECISIONS {
+        for method in BatchMethod::ALL {
+            let what = format!("{precision} {method}");
+            let batch = Batch::new("exp(-p*x)", &["p", "q"])
+                .unwrap()
+                .bounds("0", "q")
+                .method(method)
+                .precision(precision)
+                .tolerance(1e3 * precision_eps(precision));
+            let columns = batch.sweep(&ranges).unwrap();
+            columns_are_rows(&columns, &batch.compute(&rows).unwrap(), &what);
+            assert!(columns.failures().is_empty(), "{what}");
+            for i in 0..columns.len() {
+                let point = columns.point(i);
+                assert_eq!(point, vec![i as u64 / 3, i as u64 % 3], "{what}");
+                // p and q exactly as the batch makes them, in MPFR.
+                let value = |k: usize| match precision {
+                    Precision::F64 => mpfr_support::mpfr(ranges[k].value::<f64>(point[k]).unwrap()),
+                    Precision::Dd => mpfr_support::mpfr(ranges[k].value::<Dd>(point[k]).unwrap()),
+                    Precision::Qd => mpfr_support::mpfr(ranges[k].value::<Qd>(point[k]).unwrap()),
+                };
+                let (p, q) = (value(0), value(1));
+                let pq = Float::with_val(BITS, &p * &q);
+                let reference = Float::with_val(BITS, 1 - Float::with_val(BITS, -pq).exp()) / p;
+                let estimate = columns.row(i).unwrap();
+                let error = error_of(&estimate, &reference);
+                assert!(
+                    error <= estimate.error + 100.0 * precision_eps(precision),
+                    "{what}, row {i}: {error:e} against {:e}",
+                    estimate.error
+                );
+            }
+        }
+    }
+    // A rectangle: ∫_0^1 ∫_0^p e^(-(x + y)) dy dx, p swept; the same rows as compute.
+    let ranges = [ParamRange::new("0.25", "3", 5)];
+    for method in BatchMethod::ALL {
+        let batch = Batch::new_2d("exp(-(x+y))", &["p"])
+            .unwrap()
+            .bounds("0", "1")
+            .y_bounds("0", "p")
+            .method(method)
+            .precision(Precision::Dd)
+            .tolerance(1e-20);
+        let columns = batch.sweep(&ranges).unwrap();
+        columns_are_rows(
+            &columns,
+            &batch.compute(&grid_rows(&ranges)).unwrap(),
+            &format!("2-D {method}"),
+        );
+    }
+}
+
+fn precision_eps(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => f64::EPSILON,
+        Precision::Dd => {
+            hpquad::precision::Real::to_f64(<Dd as hpquad::precision::Real>::epsilon())
+        }
+        Precision::Qd => {
+            hpquad::precision::Real::to_f64(<Qd as hpquad::precision::Real>::epsilon())
+        }
+    }
+}
+
+/// A sweep with failing members: ∫_0^{1/(c+1)} ln(x − c) dx for c from −2 to 0.5 in steps of
+/// 1/2. c = −1 makes the upper bound infinite (a bound error), c = −1.5 and c = 0.5 make the
+/// integrand NaN on part of the interval (an error naming the point and c); c = −2 and
+/// c = −0.5 match the closed form. Each failure is listed in its row with compute's message, the batch goes on.
+#[test]
+fn sweep_failures_are_listed_in_their_rows() {
+    let ranges = [ParamRange::new("-2", "0.5", 6)];
+    for precision in PRECISIONS {
+        for method in BatchMethod::ALL {
+            let what = format!("{precision} {method}");
+            let batch = Batch::new("log(x - c)", &["c"])
+                .unwrap()
+                .bounds("0", "1/(c+1)")
+                .method(method)
+                .precision(precision)
+                .tolerance(1e-8);
+            let columns = batch.sweep(&ranges).unwrap();
+            columns_are_rows(
+                &columns,
+                &batch.compute(&grid_rows(&ranges)).unwrap(),
+                &what,
+            );
+            let failed: Vec<usize> = columns.failures().iter().map(|f| f.0).collect();
+            assert_eq!(failed, vec![1, 2, 5], "{what}");
+            assert!(
+                matches!(
+                    columns.failures()[1].1,
+                    Error::InvalidBound { which: "upper", .. }
+                ),
+                "{what}: {:?}",
+                columns.failures()[1].1
+            );
+            for (k, c) in [(0, "c = "), (2, "c = ")] {
+                match &columns.failures()[k].1 {
+                    Error::NonFinite { x, .. } => assert!(x.contains(c), "{what}: {x}"),
+                    other => panic!("{what}: {other:?}"),
+                }
+            }
+            // ∫_0^b ln(x − c) dx = (b − c) ln(b − c) + c ln(−c) − b.
+            for (i, c) in [(0, -2.0), (3, -0.5)] {
+                let c = f(c);
+                let b = Float::with_val(BITS, 1 / Float::with_val(BITS, &c + 1u32));
+                let bc = Float::with_val(BITS, &b - &c);
+                let reference = Float::with_val(BITS, &bc * bc.clone().ln())
+                    + Float::with_val(BITS, &c * Float::with_val(BITS, -c.clone()).ln())
+                    - b;
+                let estimate = columns.row(i).unwrap();
+                assert!(
+                    error_of(&estimate, &reference) <= estimate.error + 1e-12,
+                    "{what}, row {i}"
+                );
+            }
+        }
+    }
+}
+
+/// A sweep stated wrongly is an error of the whole call: a range per parameter, counts of at
+/// least 1, ends that are numbers.
+#[test]
+fn sweep_ranges_are_checked() {
+    let batch = Batch::new("exp(-p*x)", &["p"]).unwrap().bounds("0", "1");
+    let err = |ranges: &[ParamRange]| batch.sweep(ranges).unwrap_err().to_string();
+    assert!(err(&[]).contains("0 ranges were given for the 1 parameters p"));
+    let two = [ParamRange::new("0", "1", 2), ParamRange::new("0", "1", 2)];
+    assert!(err(&two).contains("2 ranges"));
+    assert!(err(&[ParamRange::new("0", "1", 0)]).contains("the range of p: 0 points"));
+    assert!(err(&[ParamRange::new("0", "one", 3)]).contains("the range of p"));
+    // One point never reads its stop, as ParamValue::linspace.
+    let one = batch.sweep(&[ParamRange::new("1", "one", 1)]).unwrap();
+    assert_eq!(one.len(), 1);
+    let Ok(estimate) = one.row(0) else {
+        panic!("{:?}", one.failures())
+    };
+    let reference = f(1.0) - f(-1.0).exp();
+    assert!(error_of(&estimate, &reference) <= estimate.error);
 }

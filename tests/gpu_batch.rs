@@ -10,7 +10,10 @@ mod mpfr_reference;
 mod mpfr_support;
 
 use hpquad::precision::{Dd, Qd, Real};
-use hpquad::{Batch, BatchEstimate, BatchMethod, Device, Error, ParamValue, Precision, Value};
+use hpquad::{
+    Batch, BatchEstimate, BatchMethod, Device, Error, ParamRange, ParamValue, Precision,
+    SweepColumns, Value, ValueColumn,
+};
 use mpfr_support::BITS;
 use rug::Float;
 
@@ -714,5 +717,299 @@ fn throughput_of_sweeps_and_uploaded_values() {
                 assert!(actual <= g.error, "{dims}-D row {k}: off by {actual:e}");
             }
         }
+    }
+}
+
+/// Rows as estimates or error messages, to compare a sweep's columns with rows.
+type Texts = Vec<Result<BatchEstimate, String>>;
+
+fn column_texts(columns: &SweepColumns) -> Texts {
+    (0..columns.len())
+        .map(|i| columns.row(i).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn row_texts(rows: &Rows) -> Texts {
+    rows.iter()
+        .map(|r| r.as_ref().cloned().map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Rows equal, failures included (dd, qd), or (f64) the same rows failing and the others'
+/// values within their two error estimates and 16 ulp: the integrand's transcendental
+/// functions are libdevice's there, and a last bit moved by log moves FAQ's and the adaptive
+/// methods' next points (a 1-D FAQ row on the H100 moved by 6e-14, its bound 1e-3).
+fn compare_texts(a: &Texts, b: &Texts, bits_equal: bool, eps: f64, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (k, (a, b)) in a.iter().zip(b).enumerate() {
+        match (a, b) {
+            _ if bits_equal => assert_eq!(a, b, "{what}, row {k}"),
+            (Ok(a), Ok(b)) => {
+                let (av, bv) = (a.value.to_f64(), b.value.to_f64());
+                assert!(
+                    (av - bv).abs() <= a.error + b.error + 16.0 * eps * av.abs(),
+                    "{what}, row {k}: {av:e} against {bv:e}"
+                );
+            }
+            (Err(_), Err(_)) => {}
+            _ => panic!("{what}, row {k}: {a:?} against {b:?}"),
+        }
+    }
+}
+
+/// The rows of a grid of ranges, the first varying slowest.
+fn grid_rows(ranges: &[ParamRange]) -> Vec<Vec<ParamValue>> {
+    let mut rows: Vec<Vec<ParamValue>> = vec![vec![]];
+    for r in ranges {
+        rows = rows
+            .into_iter()
+            .flat_map(|row| {
+                (0..r.count).map(move |k| {
+                    let mut row = row.clone();
+                    row.push(ParamValue::linspace(&r.start, &r.stop, k, r.count));
+                    row
+                })
+            })
+            .collect();
+    }
+    rows
+}
+
+/// `Batch::sweep` on the GPU: the CPU's columns (dd and qd: the same bits, failures with the
+/// same messages in the same rows; f64: the same rows failing, values within 16 ulp), the
+/// rows `compute` gives on the GPU for the same tuples, and the failed rows NaN, NaN, 0, not
+/// converged in the columns. A grid of two ranges with failing members in x (a bound that is
+/// not finite at c = −1, NaN inside for c = −1.5 and 0.5), every method, and a rectangle (f64
+/// FAQ, dd Gauss–Kronrod).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sweep_columns_are_the_cpu_columns() {
+    let one = [
+        ParamRange::new("-2", "0.5", 6),
+        ParamRange::new("1", "3", 5),
+    ];
+    let two = [ParamRange::new("0.5", "2", 9)];
+    for (precision, bits, eps) in [
+        (Precision::F64, false, f64::EPSILON),
+        (Precision::Dd, true, Dd::epsilon().to_f64()),
+        (Precision::Qd, true, Qd::epsilon().to_f64()),
+    ] {
+        for method in BatchMethod::ALL {
+            let what = format!("{} {method}", precision_name(precision));
+            let batches = [
+                (
+                    Batch::new("p*log(x - c)", &["c", "p"])
+                        .unwrap()
+                        .bounds("0", "1/(c+1)"),
+                    &one[..],
+                ),
+                (
+                    Batch::new_2d("exp(-p*(x^2+y^2))", &["p"])
+                        .unwrap()
+                        .bounds("0", "1")
+                        .y_bounds("0", "p"),
+                    &two[..],
+                ),
+            ];
+            for (batch, ranges) in batches {
+                // One rectangle kernel per precision's representative (NVRTC takes seconds
+                // over each; the others are rectangles_are_the_cpu_rows').
+                let rectangle = ranges.len() == 1;
+                if rectangle
+                    && !matches!(
+                        (precision, method),
+                        (Precision::F64, BatchMethod::Faq)
+                            | (Precision::Dd, BatchMethod::GaussKronrod)
+                    )
+                {
+                    continue;
+                }
+                let batch = batch
+                    .method(method)
+                    .precision(precision)
+                    .tolerance(1e3 * eps);
+                let cpu = batch.clone().device(Device::Cpu).sweep(ranges).unwrap();
+                let gpu = batch.clone().device(Device::Gpu).sweep(ranges).unwrap();
+                let rows = batch
+                    .clone()
+                    .device(Device::Gpu)
+                    .compute(&grid_rows(ranges))
+                    .unwrap();
+                let gpu_texts = column_texts(&gpu);
+                compare_texts(&column_texts(&cpu), &gpu_texts, bits, eps, &what);
+                compare_texts(&row_texts(&rows), &gpu_texts, true, eps, &what);
+                let failed: Vec<usize> = gpu.failures().iter().map(|f| f.0).collect();
+                let cpu_failed: Vec<usize> = cpu.failures().iter().map(|f| f.0).collect();
+                assert_eq!(failed, cpu_failed, "{what}");
+                if !rectangle {
+                    // c = −1.5 (rows 5..10), −1 (10..15) and 0.5 (25..30).
+                    let expected: Vec<usize> = (5..15).chain(25..30).collect();
+                    assert_eq!(failed, expected, "{what}");
+                }
+                for &i in &failed {
+                    assert!(gpu.values().get(i).to_f64().is_nan(), "{what}, row {i}");
+                    assert!(gpu.errors()[i].is_nan(), "{what}, row {i}");
+                    assert_eq!(gpu.evaluations()[i], 0, "{what}, row {i}");
+                    assert!(!gpu.converged()[i], "{what}, row {i}");
+                }
+            }
+        }
+    }
+}
+
+/// Timings of `Batch::sweep` on the GPU, printed (run with --nocapture): a first 2-D
+/// Gauss–Kronrod batch, which compiles its kernel, against the batches after it at 10^3 to
+/// 10^6; then 1-D FAQ in f64 at 10^6 and 10^7 and 2-D FAQ at 10^6 (the issue's goal: 10^9
+/// evaluations a second in 1-D), each with the device's part alone (`Gpu::batch`: launches
+/// and copies) beside the whole call. Every sampled value is held to its closed form, atan p
+/// or atan² p, within its error estimate.
+#[test]
+#[ignore = "needs a CUDA device; a timing"]
+fn throughput_of_sweep_columns() {
+    use hpquad::expr::{cuda, Expr};
+    use hpquad::gpu::{BatchParams, BatchSettings, Gpu, ParamSource};
+    use hpquad::methods::batch::faq::Steps;
+    use hpquad::methods::batch::Tolerance;
+    use std::time::Instant;
+
+    let best = |batch: &Batch, ranges: &[ParamRange]| {
+        batch.sweep(ranges).unwrap();
+        let mut best = f64::INFINITY;
+        let mut out = None;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let columns = batch.sweep(ranges).unwrap();
+            best = best.min(start.elapsed().as_secs_f64());
+            out = Some(columns);
+        }
+        (out.unwrap(), best)
+    };
+    let check = |columns: &SweepColumns, range: &ParamRange, dims: usize, what: &str| {
+        assert!(columns.failures().is_empty(), "{what}");
+        let ValueColumn::F64(values) = columns.values() else {
+            panic!("{what}: not f64")
+        };
+        let p_of = range.points::<f64>().unwrap();
+        for k in (0..columns.len()).step_by(997) {
+            let a = Float::with_val(BITS, mpfr_support::mpfr(p_of(k as u64)).atan_ref());
+            let reference = if dims == 1 { a } else { a.square() };
+            let actual = Float::with_val(BITS, mpfr_support::mpfr(values[k]) - &reference)
+                .abs()
+                .to_f64();
+            assert!(actual <= columns.errors()[k], "{what}, row {k}: {actual:e}");
+        }
+    };
+    let bell = |dims: usize, method: BatchMethod| {
+        let batch = if dims == 1 {
+            Batch::new("1/(1+x^2)", &["p"]).unwrap().bounds("0", "p")
+        } else {
+            Batch::new_2d("1/((1+x^2)*(1+y^2))", &["p"])
+                .unwrap()
+                .bounds("0", "p")
+                .y_bounds("0", "p")
+        }
+        .method(method)
+        .precision(Precision::F64)
+        .device(Device::Gpu);
+        match method {
+            BatchMethod::Faq => batch,
+            _ => batch.tolerance(1e-6),
+        }
+    };
+
+    // 2-D Gauss–Kronrod: the first batch pays for NVRTC (unless the disk cache has the
+    // kernel), the later ones for the integrals alone.
+    let gk = bell(2, BatchMethod::GaussKronrod);
+    let start = Instant::now();
+    gk.sweep(&[ParamRange::new("0.5", "2", 1000)]).unwrap();
+    let stats = hpquad::gpu::compile_stats();
+    println!(
+        "2-D gauss-kronrod f64, first batch of 1000: {:.3} s ({} NVRTC compiles, {:.3} s in \
+         NVRTC, {} disk-cache loads)",
+        start.elapsed().as_secs_f64(),
+        stats.nvrtc_compiles,
+        stats.nvrtc_time.as_secs_f64(),
+        stats.disk_hits
+    );
+    for n in [1_000u64, 10_000, 100_000, 1_000_000] {
+        let range = ParamRange::new("0.5", "2", n);
+        let (columns, s) = best(&gk, std::slice::from_ref(&range));
+        let evaluations: u64 = columns.evaluations().iter().sum();
+        println!(
+            "2-D gauss-kronrod f64, {n} integrals: {:.3e} integrals/s, {:.3e} evaluations/s \
+             ({:.2} ms)",
+            n as f64 / s,
+            evaluations as f64 / s,
+            s * 1e3
+        );
+        assert!(
+            columns.converged().iter().all(|&c| c),
+            "2-D gauss-kronrod {n}"
+        );
+        check(&columns, &range, 2, "2-D gauss-kronrod");
+    }
+
+    // FAQ in f64: the whole sweep, and the device's part alone.
+    let device = Gpu::new(0).unwrap();
+    for (dims, n) in [(1, 1_000_000u64), (1, 10_000_000), (2, 1_000_000)] {
+        let range = ParamRange::new("0.5", "2", n);
+        let (columns, s) = best(&bell(dims, BatchMethod::Faq), std::slice::from_ref(&range));
+        let evaluations: u64 = columns.evaluations().iter().sum();
+        let (text, bounds) = if dims == 1 {
+            ("1/(1+x^2)", vec!["0", "p"])
+        } else {
+            ("1/((1+x^2)*(1+y^2))", vec!["0", "p", "0", "p"])
+        };
+        let e = Expr::parse_with_parameters(text, dims, &["p"]).unwrap();
+        let integrand = cuda::integrand::<f64>(e.tape()).unwrap();
+        let bounds: Vec<_> = bounds
+            .iter()
+            .map(|b| {
+                let b = Expr::parse_with_parameters(b, 0, &["p"]).unwrap();
+                cuda::integrand::<f64>(b.tape()).unwrap()
+            })
+            .collect();
+        let source =
+            Gpu::batch_source::<f64>(&integrand, &bounds, BatchMethod::Faq, dims, 0).unwrap();
+        let sources = [ParamSource::Sweep {
+            start: 0.5,
+            stop: 2.0,
+            count: n,
+            stride: 1,
+        }];
+        let params = BatchParams {
+            rows: n as usize,
+            sources: &sources,
+            values: &[],
+        };
+        let settings = BatchSettings {
+            method: BatchMethod::Faq,
+            tolerance: Tolerance {
+                relative: 1000.0 * f64::EPSILON,
+                absolute: 0.0,
+            },
+            max_evaluations: u64::MAX,
+            steps: Steps::default(),
+            rule: None,
+            chunk: 0,
+        };
+        let mut device_best = f64::INFINITY;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let raw = device
+                .batch(&source, dims, integrand.dims, &params, &settings)
+                .unwrap();
+            device_best = device_best.min(start.elapsed().as_secs_f64());
+            assert_eq!(raw.len(), n as usize);
+        }
+        println!(
+            "{dims}-D faq f64, {n} integrals as a sweep: {:.3e} integrals/s, {:.3e} \
+             evaluations/s ({:.1} ms; Gpu::batch alone {:.1} ms)",
+            n as f64 / s,
+            evaluations as f64 / s,
+            s * 1e3,
+            device_best * 1e3
+        );
+        check(&columns, &range, dims, &format!("{dims}-D faq {n}"));
     }
 }

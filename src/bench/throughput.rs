@@ -11,9 +11,12 @@
 //! bound of its Theorem 1) and runs with its default steps. 2-D batches run every method by
 //! Fubini, as the paper does FAQ.
 //!
-//! Each batch runs on one CPU thread, on all cores, and on the GPU when the sweep has one. Every answer of a sample of each batch (all
-//! of it up to [`SAMPLE`] integrals) is measured against its closed form in quad-double:
-//! [`check`] holds each converged Simpson and Gauss–Kronrod integral to its tolerance.
+//! Each batch is a sweep of p ([`Batch::sweep`]: the range in, the results as columns out) and
+//! runs on one CPU thread, on all cores, and on the GPU when there is one (after a batch of one
+//! integral that compiles the kernel, timed apart as `prepare_seconds`). Every answer of a
+//! sample of each batch (all of it up to [`SAMPLE`] integrals) is measured against its closed
+//! form in quad-double: [`check`] holds each converged Simpson and Gauss–Kronrod integral to
+//! its tolerance.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -23,8 +26,8 @@ use serde_json::json;
 
 use super::plot::{Chart, Panel, Series};
 use super::speedup::threads_used;
-use super::{devices, report, timed, to_qd, Config, Scale, Status};
-use crate::batch::{Batch, ParamValue};
+use super::{devices, report, timed, Config, Scale, Status};
+use crate::batch::{Batch, ParamRange, ValueColumn};
 use crate::methods::batch::BatchMethod;
 use crate::options::{Device, Precision};
 
@@ -72,6 +75,10 @@ pub struct Row {
     pub over_tolerance: usize,
     /// Sampled integrals whose true error is within the method's own error estimate or bound.
     pub within_estimate: usize,
+    /// On the GPU, the time of a first batch of one integral before the timing: the kernel's
+    /// compilation by NVRTC (or its load from the disk cache), which the timed runs do not
+    /// pay again.
+    pub prepare_seconds: Option<f64>,
 }
 
 impl Row {
@@ -91,19 +98,21 @@ impl Row {
     }
 }
 
-/// The batch sizes, least first: 10^3 and 10^4 (quick), 10^3 to 10^6 (full; a size is run
-/// only while the one before took less than the long-point budget).
-pub fn sizes(scale: Scale) -> Vec<usize> {
-    match scale {
-        Scale::Quick => vec![1_000, 10_000],
-        Scale::Full => vec![1_000, 10_000, 100_000, 1_000_000],
+/// The batch sizes on `device`, least first: 10^3 and 10^4 (quick), 10^3 to 10^6 (full; 10^7
+/// too on the GPU, where 10^6 takes milliseconds; a size is run only while the one before
+/// took less than the long-point budget).
+pub fn sizes(scale: Scale, device: Device) -> Vec<usize> {
+    match (scale, device) {
+        (Scale::Quick, _) => vec![1_000, 10_000],
+        (Scale::Full, Device::Gpu) => vec![1_000, 10_000, 100_000, 1_000_000, 10_000_000],
+        (Scale::Full, _) => vec![1_000, 10_000, 100_000, 1_000_000],
     }
 }
 
-/// The parameter of integral `k` of `n`, evenly spaced from 1/2 to 2: a sweep, as
-/// `--param p=0.5:2:n` gives it (on the GPU each thread makes its own from its index).
-fn parameter(k: usize, n: usize) -> ParamValue {
-    ParamValue::linspace(P_FROM, P_TO, k as u64, n as u64)
+/// The parameter's `n` values, evenly spaced from 1/2 to 2: a sweep, as `--param p=0.5:2:n`
+/// gives it (on the GPU each thread makes its own from its index).
+fn range(n: usize) -> ParamRange {
+    ParamRange::new(P_FROM, P_TO, n as u64)
 }
 
 /// The closed form of integral `p`, in quad-double: atan p (1-D) or atan² p (2-D).
@@ -152,7 +161,7 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
             }
             for (device, threads) in variants {
                 let mut stop: Option<String> = None;
-                for n in sizes(config.scale) {
+                for n in sizes(config.scale, device) {
                     let row = match &stop {
                         Some(why) => Row {
                             status: Status::Skipped(why.clone()),
@@ -196,6 +205,7 @@ fn empty(dims: usize, method: BatchMethod, n: usize, device: Device, threads: us
         worst_error: 0.0,
         over_tolerance: 0,
         within_estimate: 0,
+        prepare_seconds: None,
     }
 }
 
@@ -216,13 +226,24 @@ fn run_row(
             return row;
         }
     };
-    let params: Vec<Vec<ParamValue>> = (0..n).map(|k| vec![parameter(k, n)]).collect();
+    // The first batch on the GPU compiles its kernel (seconds for a 2-D Gauss–Kronrod one,
+    // then loaded from the disk cache in milliseconds): one integral pays for it here, timed
+    // apart, so that the warm-up in `timed` measures the batch and not NVRTC.
+    if device == Device::Gpu {
+        let start = Instant::now();
+        if let Err(e) = batch.sweep(&[range(1)]) {
+            row.status = Status::Failed(e.to_string());
+            return row;
+        }
+        row.prepare_seconds = Some(start.elapsed().as_secs_f64());
+    }
+    let ranges = [range(n)];
     let result = timed(config, || {
         let start = Instant::now();
-        let estimates = batch.compute(&params)?;
-        Ok((estimates, start.elapsed()))
+        let columns = batch.sweep(&ranges)?;
+        Ok((columns, start.elapsed()))
     });
-    let (estimates, seconds, repeats) = match result {
+    let (columns, seconds, repeats) = match result {
         Ok(r) => r,
         Err(e) => {
             row.status = Status::Failed(e.to_string());
@@ -231,39 +252,31 @@ fn run_row(
     };
     row.seconds = Some(seconds);
     row.repeats = repeats;
-    let mut failed = 0;
-    let mut first_failure = String::new();
-    for e in &estimates {
-        match e {
-            Ok(e) => {
-                row.evaluations += e.evaluations;
-                row.converged += usize::from(e.converged);
-            }
-            Err(err) => {
-                if failed == 0 {
-                    first_failure = err.to_string();
-                }
-                failed += 1;
-            }
-        }
-    }
+    row.evaluations = columns.evaluations().iter().sum();
+    row.converged = columns.converged().iter().filter(|&&c| c).count();
+    let failed = columns.failures().len();
+    let first_failure = columns
+        .failures()
+        .first()
+        .map_or(String::new(), |f| f.1.to_string());
+    let (ValueColumn::F64(values), Ok(p_of)) = (columns.values(), ranges[0].points::<f64>()) else {
+        row.status = Status::Failed("the batch did not run in f64".to_string());
+        return row;
+    };
     let stride = n.div_ceil(SAMPLE).max(1);
     for k in (0..n).step_by(stride) {
-        let Some(Ok(e)) = estimates.get(k) else {
+        if columns.row(k).is_err() {
             continue;
-        };
-        let Ok(p) = parameter(k, n).value::<f64>() else {
-            continue;
-        };
-        let exact = exact(dims, p);
-        let error = (to_qd(&e.value) - exact).abs().to_f64();
+        }
+        let exact = exact(dims, p_of(k as u64));
+        let error = (Qd::from_f64(values[k]) - exact).abs().to_f64();
         let relative = error / exact.abs().to_f64();
         row.sampled += 1;
         row.worst_error = row.worst_error.max(relative);
-        if e.converged && method != BatchMethod::Faq && relative > TOLERANCE {
+        if columns.converged()[k] && method != BatchMethod::Faq && relative > TOLERANCE {
             row.over_tolerance += 1;
         }
-        if error <= e.error {
+        if error <= columns.errors()[k] {
             row.within_estimate += 1;
         }
     }
@@ -282,7 +295,7 @@ fn run_row(
 /// The CSV columns, in order.
 pub const CSV_HEADER: &str = "dims,method,precision,batch,device,threads,status,seconds,repeats,\
 integrals_per_second,evaluations,converged,sampled,worst_relative_error,over_tolerance,\
-within_estimate,note";
+within_estimate,prepare_seconds,note";
 
 /// The rows as CSV.
 pub fn csv(rows: &[Row]) -> String {
@@ -306,6 +319,8 @@ pub fn csv(rows: &[Row]) -> String {
             format!("{:.3e}", r.worst_error),
             r.over_tolerance.to_string(),
             r.within_estimate.to_string(),
+            r.prepare_seconds
+                .map_or(String::new(), |s| format!("{s:.3e}")),
             r.status.note().to_string(),
         ];
         let line: Vec<String> = fields.iter().map(|f| report::quote(f)).collect();
@@ -338,6 +353,7 @@ pub fn json(rows: &[Row], machine: &str) -> serde_json::Value {
                 "worst_relative_error": r.worst_error.is_finite().then_some(r.worst_error),
                 "over_tolerance": r.over_tolerance,
                 "within_estimate": r.within_estimate,
+                "prepare_seconds": r.prepare_seconds,
             })
         })
         .collect();
@@ -360,8 +376,8 @@ pub fn write_files(dir: &std::path::Path, rows: &[Row], machine: &str) -> std::i
 }
 
 /// The table for people: one line per method and device, integrals per second at each batch
-/// size, then the evaluations per integral, the worst true error and the share converged of
-/// the largest batch (FAQ has no tolerance, so none of its integrals counts as converged).
+/// size, then the evaluations per integral, the evaluations per second, the worst true error
+/// and the share converged of the largest batch (FAQ has no tolerance, so none of its integrals counts as converged).
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let mut sizes: Vec<usize> = rows.iter().map(|r| r.batch).collect();
@@ -373,8 +389,8 @@ pub fn table(rows: &[Row]) -> String {
     }
     let _ = writeln!(
         out,
-        " {:>9} {:>10} {:>9}",
-        "evals/int", "worst err", "converged"
+        " {:>9} {:>9} {:>10} {:>9}",
+        "evals/int", "evals/s", "worst err", "converged"
     );
     let mut lines: Vec<(usize, String)> = Vec::new();
     for r in rows {
@@ -402,8 +418,9 @@ pub fn table(rows: &[Row]) -> String {
             Some(r) => {
                 let _ = writeln!(
                     out,
-                    " {:>9.1} {:>10.1e} {:>8.1}%",
+                    " {:>9.1} {:>9.2e} {:>10.1e} {:>8.1}%",
                     r.evaluations as f64 / r.batch as f64,
+                    r.seconds.map_or(0.0, |s| r.evaluations as f64 / s),
                     r.worst_error,
                     100.0 * r.converged as f64 / r.batch as f64
                 );

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use hpquad::{Batch, BatchEstimate, BatchMethod, ParamValue, Precision};
+use hpquad::{Batch, BatchEstimate, BatchMethod, Error, ParamRange, ParamValue, Precision};
 
 use super::integrate::{IntegrateArgs, NOT_CONVERGED};
 use super::progress::with_spinner;
@@ -76,7 +76,6 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         names.push(name.trim().to_string());
         sources.push(parse_source(name, values.trim())?);
     }
-    let rows = tuples(&names, &sources)?;
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut batch = match (&sweep.y_from, &sweep.y_to) {
         (Some(y0), Some(y1)) => Batch::new_2d(&args.expression, &name_refs)
@@ -113,36 +112,81 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         };
         batch = batch.steps(min, max);
     }
-    let results = with_spinner("integrating", || batch.compute(&rows)).map_err(CliError::of)?;
-
-    let shown: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| row.iter().map(|v| show(v, args.precision)).collect())
-        .collect();
     let json = sweep.out.as_ref().is_some_and(|p| {
         p.extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
     });
-    let text = if json {
-        to_json(args, &names, &shown, &results)
-    } else {
-        to_csv(&names, &shown, &results)
+    // Ranges alone are a sweep: its results come as columns, with no tuple built per row;
+    // a file's values go tuple by tuple.
+    let ranges: Option<Vec<ParamRange>> = sources
+        .iter()
+        .map(|s| match s {
+            Source::Range { start, stop, count } => Some(ParamRange::new(start, stop, *count)),
+            Source::Column(_) => None,
+        })
+        .collect();
+    let (text, n, failed, missed) = match ranges {
+        Some(ranges) => {
+            let total = ranges
+                .iter()
+                .try_fold(1u64, |n, r| n.checked_mul(r.count))
+                .filter(|&n| n <= MAX_ROWS);
+            if total.is_none() {
+                return Err(CliError::input(format!(
+                    "the parameters make more than {MAX_ROWS} integrals"
+                )));
+            }
+            let columns =
+                with_spinner("integrating", || batch.sweep(&ranges)).map_err(CliError::of)?;
+            let points = ranges
+                .iter()
+                .map(|r| shown_points(r, args.precision))
+                .collect::<Result<Vec<_>, _>>()?;
+            let shown = |i: usize| -> Vec<String> {
+                columns
+                    .point(i)
+                    .iter()
+                    .zip(&points)
+                    .map(|(&k, show)| show(k))
+                    .collect()
+            };
+            let text = write_rows(args, json, &names, columns.len(), shown, |i| columns.row(i));
+            let failed = columns.failures().len();
+            let converged = columns.converged().iter().filter(|&&c| c).count();
+            (
+                text,
+                columns.len(),
+                failed,
+                columns.len() - failed - converged,
+            )
+        }
+        None => {
+            let rows = tuples(&names, &sources)?;
+            let results =
+                with_spinner("integrating", || batch.compute(&rows)).map_err(CliError::of)?;
+            let shown = |i: usize| -> Vec<String> {
+                rows[i].iter().map(|v| show(v, args.precision)).collect()
+            };
+            let text = write_rows(args, json, &names, rows.len(), shown, |i| {
+                results[i].as_ref().cloned()
+            });
+            let failed = results.iter().filter(|r| r.is_err()).count();
+            let missed = results
+                .iter()
+                .filter(|r| matches!(r, Ok(e) if !e.converged))
+                .count();
+            (text, rows.len(), failed, missed)
+        }
     };
     match &sweep.out {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| CliError::input(format!("could not write {}: {e}", path.display())))?,
         None => print!("{text}"),
     }
-    let failed = results.iter().filter(|r| r.is_err()).count();
-    let missed = results
-        .iter()
-        .filter(|r| matches!(r, Ok(e) if !e.converged))
-        .count();
     if failed + missed > 0 {
         eprintln!(
-            "warning: of {} integrals, {failed} failed and {missed} missed the tolerance (their \
-             lines say which)",
-            results.len()
+            "warning: of {n} integrals, {failed} failed and {missed} missed the tolerance (their \
+             lines say which)"
         );
         return Ok(NOT_CONVERGED);
     }
@@ -305,9 +349,54 @@ fn show(value: &ParamValue, precision: Precision) -> String {
     }
 }
 
-type Row = Result<BatchEstimate, hpquad::Error>;
+/// A range's points as written out, by index: to every digit of the precision, as [`show`]
+/// writes an evenly spaced value.
+fn shown_points(
+    range: &ParamRange,
+    precision: Precision,
+) -> Result<Box<dyn Fn(u64) -> String + Sync>, CliError> {
+    let bad = |e: String| CliError::input(format!("--param {}:{}: {e}", range.start, range.stop));
+    Ok(match precision {
+        Precision::F64 => {
+            let f = range.points::<f64>().map_err(bad)?;
+            Box::new(move |k| f(k).to_string())
+        }
+        Precision::Dd => {
+            let f = range.points::<hpquad::precision::Dd>().map_err(bad)?;
+            Box::new(move |k| f(k).to_string())
+        }
+        Precision::Qd => {
+            let f = range.points::<hpquad::precision::Qd>().map_err(bad)?;
+            Box::new(move |k| f(k).to_string())
+        }
+    })
+}
 
-fn to_csv(names: &[String], shown: &[Vec<String>], results: &[Row]) -> String {
+type Row<'a> = Result<BatchEstimate, &'a Error>;
+
+/// The `n` rows as CSV or JSON: `shown(i)` gives row i's parameters as written, `result(i)`
+/// its estimate or error.
+fn write_rows<'a>(
+    args: &IntegrateArgs,
+    json: bool,
+    names: &[String],
+    n: usize,
+    shown: impl Fn(usize) -> Vec<String>,
+    result: impl Fn(usize) -> Row<'a>,
+) -> String {
+    if json {
+        to_json(args, names, n, shown, result)
+    } else {
+        to_csv(names, n, shown, result)
+    }
+}
+
+fn to_csv<'a>(
+    names: &[String],
+    n: usize,
+    shown: impl Fn(usize) -> Vec<String>,
+    result: impl Fn(usize) -> Row<'a>,
+) -> String {
     let mut out = String::new();
     let header: Vec<&str> = names.iter().map(String::as_str).collect();
     let _ = writeln!(
@@ -316,10 +405,11 @@ fn to_csv(names: &[String], shown: &[Vec<String>], results: &[Row]) -> String {
         header.join(","),
         if names.is_empty() { "" } else { "," }
     );
-    for (values, result) in shown.iter().zip(results) {
+    for i in 0..n {
+        let values = shown(i);
         let params = values.join(",");
         let sep = if values.is_empty() { "" } else { "," };
-        let _ = match result {
+        let _ = match result(i) {
             Ok(e) => writeln!(
                 out,
                 "{params}{sep}{},{:.3e},{},{},",
@@ -335,22 +425,21 @@ fn to_csv(names: &[String], shown: &[Vec<String>], results: &[Row]) -> String {
     out
 }
 
-fn to_json(
+fn to_json<'a>(
     args: &IntegrateArgs,
     names: &[String],
-    shown: &[Vec<String>],
-    results: &[Row],
+    n: usize,
+    shown: impl Fn(usize) -> Vec<String>,
+    result: impl Fn(usize) -> Row<'a>,
 ) -> String {
-    let rows: Vec<serde_json::Value> = shown
-        .iter()
-        .zip(results)
-        .map(|(values, result)| {
+    let rows: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
             let parameters: serde_json::Map<String, serde_json::Value> = names
                 .iter()
-                .zip(values)
-                .map(|(n, v)| (n.clone(), serde_json::Value::String(v.clone())))
+                .zip(shown(i))
+                .map(|(n, v)| (n.clone(), serde_json::Value::String(v)))
                 .collect();
-            match result {
+            match result(i) {
                 Ok(e) => serde_json::json!({
                     "parameters": parameters,
                     "value": e.value.to_string(),

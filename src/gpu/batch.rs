@@ -192,6 +192,12 @@ impl<T: Real> BatchColumns<T> {
         &self.evaluations
     }
 
+    /// The statuses, a row each: 0 converged, 1 not converged, 2 or more failed ([`BatchColumns::row`]
+    /// says why).
+    pub fn statuses(&self) -> &[u32] {
+        &self.status
+    }
+
     /// Row `i`: the estimate or why there is none. Panics when i >= len().
     pub fn row(&self, i: usize) -> BatchRow<T> {
         match self.status[i] {
@@ -201,26 +207,88 @@ impl<T: Real> BatchColumns<T> {
                 evaluations: self.evaluations[i],
                 converged: status == 0,
             }),
-            status => {
-                let [x, y, value] = self
-                    .failures
-                    .binary_search_by_key(&i, |f| f.0)
-                    .map_or([T::from_f64(f64::NAN); 3], |k| self.failures[k].1);
-                Err(match status {
-                    2 => RowFailure::NonFinite(NonFiniteAt {
-                        x,
-                        y: (self.coords == 2).then_some(y),
-                        value,
-                    }),
-                    3 => RowFailure::NonFinite(NonFiniteAt::at(x, value)),
-                    s => RowFailure::Bound {
-                        which: s as usize - 4,
-                        value,
-                    },
-                })
-            }
+            status => Err(self.failure(i, status)),
         }
     }
+
+    /// Why row `i` of status `status` (2 or more) failed.
+    fn failure(&self, i: usize, status: u32) -> RowFailure<T> {
+        let [x, y, value] = self
+            .failures
+            .binary_search_by_key(&i, |f| f.0)
+            .map_or([T::from_f64(f64::NAN); 3], |k| self.failures[k].1);
+        match status {
+            2 => RowFailure::NonFinite(NonFiniteAt {
+                x,
+                y: (self.coords == 2).then_some(y),
+                value,
+            }),
+            3 => RowFailure::NonFinite(NonFiniteAt::at(x, value)),
+            s => RowFailure::Bound {
+                which: s as usize - 4,
+                value,
+            },
+        }
+    }
+
+    /// The failed rows (status 2 or more), in row order, with why.
+    pub fn failed_rows(&self) -> Vec<(usize, RowFailure<T>)> {
+        self.failures
+            .iter()
+            .map(|&(i, _)| (i, self.failure(i, self.status[i])))
+            .collect()
+    }
+
+    /// The columns taken apart, without a pass per row where none is needed: the values'
+    /// limbs in row order (row i's `T::LIMBS` limbs at i · LIMBS; for f64 the column as it
+    /// came back, moved, otherwise each launch's limb-major block transposed in parallel),
+    /// the errors, the evaluations and the statuses.
+    pub fn into_columns(self) -> ColumnsApart {
+        let limbs = T::LIMBS;
+        let value = if limbs == 1 {
+            self.value
+        } else {
+            let mut rows = fresh::<f64>(self.value.len());
+            let chunk = self.chunk.max(1);
+            rows.par_chunks_mut(chunk * limbs)
+                .zip(self.value.par_chunks(chunk * limbs))
+                .for_each(|(out, block)| {
+                    let m = block.len() / limbs;
+                    for (i, row) in out.chunks_exact_mut(limbs).enumerate() {
+                        for (k, l) in row.iter_mut().enumerate() {
+                            *l = block[k * m + i];
+                        }
+                    }
+                });
+            rows
+        };
+        ColumnsApart {
+            value,
+            error: self.error,
+            evaluations: self.evaluations,
+            status: self.status,
+        }
+    }
+}
+
+/// A batch's columns taken apart ([`BatchColumns::into_columns`]), a row each.
+#[derive(Debug, Clone)]
+pub struct ColumnsApart {
+    /// The values' limbs in row order: row i's at i · limbs .. (i + 1) · limbs (0 for a
+    /// failed row).
+    pub value: Vec<f64>,
+    /// The error estimates.
+    pub error: Vec<f64>,
+    /// The evaluations.
+    pub evaluations: Vec<u64>,
+    /// 0 converged, 1 not converged, 2 or more failed.
+    pub status: Vec<u32>,
+}
+
+/// A vector of `len` zeros written by every worker thread, so that the pages are touched
+/// (faulted in) in parallel rather than one by one by the copy from the device.
+fn fresh<X: Copy + Default + Send + Sync>(len: usize) -> Vec<X> {
+    (0..len).into_par_iter().map(|_| X::default()).collect()
 }
 
 impl Gpu {
@@ -397,10 +465,10 @@ impl Gpu {
             rows: n,
             chunk,
             coords,
-            value: vec![0.0; n * T::LIMBS],
-            error: vec![0.0; n],
-            evaluations: vec![0; n],
-            status: vec![0; n],
+            value: fresh(n * T::LIMBS),
+            error: fresh(n),
+            evaluations: fresh(n),
+            status: fresh(n),
             failures: Vec::new(),
         };
         if n == 0 {
@@ -687,6 +755,73 @@ mod tests {
         assert!(
             matches!(columns.row(4), Err(RowFailure::NonFinite(at)) if at.y.is_none() && at.x == Dd::from(0.5))
         );
+    }
+
+    /// Columns taken apart: each launch's limb-major block becomes row-major limbs (qd, five
+    /// rows in launches of two), f64 values are the column itself, and the failed rows come
+    /// in row order with why.
+    #[test]
+    fn columns_come_apart_in_row_order() {
+        let v = |k: usize| Qd::from(k as f64 + 1.0) / Qd::from(7.0);
+        let mut value = Vec::new();
+        for (start, m) in [(0, 2), (2, 2), (4, 1)] {
+            for limb in 0..4 {
+                for i in start..start + m {
+                    value.push(v(i).limbs()[limb]);
+                }
+            }
+        }
+        let nan = Qd::from(f64::NAN);
+        let columns = BatchColumns::<Qd> {
+            rows: 5,
+            chunk: 2,
+            coords: 1,
+            value,
+            error: vec![0.5, 1.5, 2.5, 3.5, 4.5],
+            evaluations: vec![10, 11, 12, 13, 14],
+            status: vec![0, 4, 1, 2, 0],
+            failures: vec![
+                (1, [Qd::zero(), Qd::zero(), Qd::from(f64::INFINITY)]),
+                (3, [Qd::from(0.25), Qd::zero(), nan]),
+            ],
+        };
+        assert_eq!(columns.statuses(), &[0, 4, 1, 2, 0]);
+        let failed = columns.failed_rows();
+        assert_eq!(failed.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(
+            failed[0].1,
+            RowFailure::Bound {
+                which: 0,
+                value: Qd::from(f64::INFINITY)
+            }
+        );
+        assert!(
+            matches!(failed[1].1, RowFailure::NonFinite(at) if at.x == Qd::from(0.25) && at.y.is_none())
+        );
+        let apart = columns.into_columns();
+        for i in 0..5 {
+            assert_eq!(
+                <Qd as Real>::from_limbs(&apart.value[4 * i..4 * i + 4]),
+                v(i),
+                "row {i}"
+            );
+        }
+        assert_eq!(apart.error, vec![0.5, 1.5, 2.5, 3.5, 4.5]);
+        assert_eq!(apart.evaluations, vec![10, 11, 12, 13, 14]);
+        assert_eq!(apart.status, vec![0, 4, 1, 2, 0]);
+
+        // f64: one limb, so the launches' blocks are the rows in order, moved as they are.
+        let f = BatchColumns::<f64> {
+            rows: 3,
+            chunk: 2,
+            coords: 1,
+            value: vec![1.0, 2.0, 3.0],
+            error: vec![0.0; 3],
+            evaluations: vec![1; 3],
+            status: vec![0; 3],
+            failures: Vec::new(),
+        };
+        assert_eq!(f.into_columns().value, vec![1.0, 2.0, 3.0]);
     }
 
     /// The uploaded columns of a launch: column by column, limb by limb, the launch's rows.

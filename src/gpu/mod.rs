@@ -43,7 +43,8 @@ pub use backend::{
     HybridBackend, GPU_CALL_POINTS,
 };
 pub use batch::{
-    BatchColumns, BatchParams, BatchRow, BatchSettings, ParamSource, RowFailure, MAX_BATCH_CHUNK,
+    BatchColumns, BatchParams, BatchRow, BatchSettings, ColumnsApart, ParamSource, RowFailure,
+    MAX_BATCH_CHUNK,
 };
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
