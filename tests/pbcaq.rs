@@ -652,10 +652,61 @@ fn largest_function_5() -> Case {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_pbcaq_region_profile() {
+    use hpquad::backend::Backend;
     use hpquad::gpu::GpuBackend;
+    use hpquad::methods::pbcaq::region::{Cut, Region};
+    use hpquad::methods::pbcaq::Pair;
     let case = largest_function_5();
     let gpu = || GpuBackend::new(0).expect("a CUDA device");
     profile::<f64, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
+    // What a call pays before its first step: a backend of each kind, made afresh.
+    for _ in 0..3 {
+        let start = Instant::now();
+        let g = gpu();
+        let made = start.elapsed();
+        let start = Instant::now();
+        let c = CpuBackend::new(0).expect("a pool");
+        println!(
+            "SETUP GpuBackend::new {:.0} µs, CpuBackend::new ({} threads) {:.0} µs",
+            made.as_secs_f64() * 1e6,
+            c.threads(),
+            start.elapsed().as_secs_f64() * 1e6
+        );
+        drop(g);
+    }
+    // One region step by size on one backend (its buffers and kernel kept): the first step
+    // (the source, the module, the buffers) and the median of 20 after it, both pairs.
+    let f = Expr::parse(&case.expression, 1).expect("parses");
+    let g = gpu();
+    for (name, pair) in [
+        ("ts", Pair::<f64>::TrapezoidSimpson),
+        (
+            "gk",
+            Pair::<f64>::Kronrod(hpquad::rules::kronrod::<f64>(10).expect("G10-K21")),
+        ),
+    ] {
+        for k in [8, 11, 14, 17, 19] {
+            let region = Region::new(&pair, 0.0, 30.0, 1 << k, Cut::Block);
+            let start = Instant::now();
+            g.region_step(&f, &region).expect("steps");
+            let first = start.elapsed().as_secs_f64();
+            let mut times: Vec<f64> = (0..20)
+                .map(|_| {
+                    let start = Instant::now();
+                    g.region_step(&f, &region).expect("steps");
+                    start.elapsed().as_secs_f64()
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!(
+                "STEP f64 {name} 2^{k} intervals ({} points): first {:.1} µs, then {:.1} µs \
+                 (median of 20)",
+                region.points(),
+                first * 1e6,
+                times[10] * 1e6
+            );
+        }
+    }
     profile::<Dd, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<f64, _>(
         CpuBackend::new(0).expect("a pool"),
