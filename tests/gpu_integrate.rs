@@ -352,18 +352,20 @@ fn gpu_tanh_sinh_qd_heavy_timing() {
     );
 }
 
-/// PBCAQ or PSCAQ with the trapezoid–Simpson pair and regions of 2^12 intervals on `backend`.
+/// PBCAQ or PSCAQ with `rule` and regions of `intervals` intervals on `backend`.
 fn region_run<T: Real, B: Backend>(
     backend: &B,
     expression: &str,
     scheme: hpquad::methods::pbcaq::Scheme,
+    rule: hpquad::methods::pbcaq::IntervalRule,
+    intervals: usize,
     b: T,
     relative: f64,
 ) -> hpquad::Result<hpquad::methods::Outcome<T>> {
-    use hpquad::methods::pbcaq::{pbcaq, Config, IntervalRule};
+    use hpquad::methods::pbcaq::{pbcaq, Config};
     let f = Expr::parse(expression, 1).unwrap();
-    let mut config = Config::new(scheme).with_rule(IntervalRule::TrapezoidSimpson);
-    config.region_intervals = Some(1 << 12);
+    let mut config = Config::new(scheme).with_rule(rule);
+    config.region_intervals = Some(intervals);
     let options = Options {
         relative: Some(relative),
         ..Options::default()
@@ -371,30 +373,37 @@ fn region_run<T: Real, B: Backend>(
     pbcaq(&f, backend, Interval::new(T::zero(), b), &config, &options)
 }
 
-/// The region kernels (kernels/region.cu) against the CPU's region steps: the same regions,
-/// so the same bits in dd and qd (value, error, evaluations, steps), for block and side
-/// cutting; every run honest against the closed form 3 (1 - e^-30) / (9 + 25π²) of
-/// e^(-3x) cos(5πx) over [0, 10], and f64 within its tolerance.
-fn region_kernels_agree<T: Real>(relative: f64) {
+/// The region kernel (kernels/region.cu) against the CPU's region steps on `f` over [0, b]
+/// (exact: its integral): the same regions, so the same bits in dd and qd (value, error,
+/// evaluations, steps), for block and side cutting; every run honest against the exact
+/// value, and within its tolerance.
+fn region_kernel_agrees<T: Real>(
+    f: &str,
+    b: T,
+    exact: T,
+    rule: hpquad::methods::pbcaq::IntervalRule,
+    intervals: usize,
+    relative: f64,
+) {
     use hpquad::methods::pbcaq::Scheme;
-    let f = "exp(-3*x)*cos(5*pi*x)";
-    let ten = T::from_i64(10);
-    let exact = (T::from_i64(1) - T::from_i64(-30).exp()) * 3.0 / (T::pi() * T::pi() * 25.0 + 9.0);
     let cpu = CpuBackend::new(0).unwrap();
     let gpu = gpu_backend();
     for scheme in [Scheme::Pbcaq, Scheme::Pscaq] {
-        let on_gpu = region_run(&gpu, f, scheme, ten, relative).unwrap();
-        let on_cpu = region_run(&cpu, f, scheme, ten, relative).unwrap();
+        let on_gpu = region_run(&gpu, f, scheme, rule, intervals, b, relative).unwrap();
+        let on_cpu = region_run(&cpu, f, scheme, rule, intervals, b, relative).unwrap();
         let actual = (on_gpu.value - exact).abs().to_f64();
         println!(
-            "{} {scheme}: gpu {} ± {:.1e} (actual {actual:.1e}), {} evaluations, {} steps; cpu {} ± {:.1e}",
+            "{} {scheme} {} {f}: gpu {} ± {:.1e} (actual {actual:.1e}), {} evaluations, {} \
+             steps; cpu {} ± {:.1e}, {} evaluations",
             T::NAME,
+            rule.name(),
             on_gpu.value,
             on_gpu.error,
             on_gpu.evaluations,
             on_gpu.levels,
             on_cpu.value,
-            on_cpu.error
+            on_cpu.error,
+            on_cpu.evaluations
         );
         assert!(on_gpu.converged && actual <= on_gpu.error, "{scheme}");
         assert!(actual <= relative * exact.abs().to_f64(), "{scheme}");
@@ -408,6 +417,22 @@ fn region_kernels_agree<T: Real>(relative: f64) {
     }
 }
 
+/// e^(-3x) cos(5πx) over [0, 10], 3 (1 - e^-30) / (9 + 25π²), with the trapezoid–Simpson pair
+/// in regions of 2^12 intervals.
+fn region_kernels_agree<T: Real>(relative: f64) {
+    use hpquad::methods::pbcaq::IntervalRule;
+    let ten = T::from_i64(10);
+    let exact = (T::from_i64(1) - T::from_i64(-30).exp()) * 3.0 / (T::pi() * T::pi() * 25.0 + 9.0);
+    region_kernel_agrees(
+        "exp(-3*x)*cos(5*pi*x)",
+        ten,
+        exact,
+        IntervalRule::TrapezoidSimpson,
+        1 << 12,
+        relative,
+    );
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_region_kernels_give_the_cpus_bits() {
@@ -416,17 +441,64 @@ fn gpu_region_kernels_give_the_cpus_bits() {
     region_kernels_agree::<Qd>(1e-7);
 }
 
+/// The Gauss–Kronrod pairs (G10–K21 in f64, G20–K41 in dd and qd) in the region kernel:
+/// √x over [0, 1] (2/3), whose endpoint takes a step per halving and side cutting's first
+/// accepted interval inside a group (regions of 600 intervals: three groups, the last cut
+/// short), and e^(-3x) cos(5πx) over [0, 10] in regions of 64, at the issue's tolerances
+/// (1e-12, 1e-25, 1e-50).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_region_kernels_gauss_kronrod_give_the_cpus_bits() {
+    use hpquad::methods::pbcaq::IntervalRule;
+    fn both<T: Real>(relative: f64) {
+        let two_thirds = T::from_i64(2) / T::from_i64(3);
+        region_kernel_agrees(
+            "sqrt(x)",
+            T::from_i64(1),
+            two_thirds,
+            IntervalRule::GaussKronrod,
+            600,
+            relative,
+        );
+        let ten = T::from_i64(10);
+        let exact =
+            (T::from_i64(1) - T::from_i64(-30).exp()) * 3.0 / (T::pi() * T::pi() * 25.0 + 9.0);
+        region_kernel_agrees(
+            "exp(-3*x)*cos(5*pi*x)",
+            ten,
+            exact,
+            IntervalRule::GaussKronrod,
+            64,
+            relative,
+        );
+    }
+    both::<f64>(1e-12);
+    both::<Dd>(1e-25);
+    both::<Qd>(1e-50);
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_region_kernels_name_a_non_finite_point_like_the_cpu() {
-    use hpquad::methods::pbcaq::Scheme;
+    use hpquad::methods::pbcaq::{IntervalRule, Scheme};
     let cpu = CpuBackend::new(0).unwrap();
     let gpu = gpu_backend();
-    // ln 0 at the first point; 1/0 at 0.75, an end inside the first region (point 6144).
-    for f in ["ln(x)", "1/(x - 0.75)"] {
-        let on_gpu = region_run(&gpu, f, Scheme::Pbcaq, Dd::ONE, 1e-10).unwrap_err();
-        let on_cpu = region_run(&cpu, f, Scheme::Pbcaq, Dd::ONE, 1e-10).unwrap_err();
-        println!("{f}: gpu: {on_gpu}; cpu: {on_cpu}");
+    // Trapezoid–Simpson in regions of 2^12: ln 0 at the first point; 1/0 at 0.75, an end
+    // inside the first region (point 6144). Kronrod (G20–K41) in regions of 2: 1/0 at 0.75,
+    // the second interval's centre (point 81); ln of a negative number (NaN) at the points
+    // below 0.25, the first of them point 0.
+    let cases = [
+        ("ln(x)", IntervalRule::TrapezoidSimpson, 1 << 12),
+        ("1/(x - 0.75)", IntervalRule::TrapezoidSimpson, 1 << 12),
+        ("1/(x - 0.75)", IntervalRule::GaussKronrod, 2),
+        ("ln(x - 0.25)", IntervalRule::GaussKronrod, 2),
+    ];
+    for (f, rule, intervals) in cases {
+        let on_gpu =
+            region_run(&gpu, f, Scheme::Pbcaq, rule, intervals, Dd::ONE, 1e-10).unwrap_err();
+        let on_cpu =
+            region_run(&cpu, f, Scheme::Pbcaq, rule, intervals, Dd::ONE, 1e-10).unwrap_err();
+        println!("{f} ({}): gpu: {on_gpu}; cpu: {on_cpu}", rule.name());
         assert!(matches!(on_gpu, Error::NonFinite { .. }));
         assert_eq!(on_gpu.to_string(), on_cpu.to_string());
     }

@@ -529,9 +529,9 @@ fn kronrod_orders() {
     orders::<Qd>(&[15, 20, 30, 40], Some(1e-50));
 }
 
-/// A backend that times its point lists: what a region step spends in `Backend::evaluate`
-/// (packing, copies, launch, kernel) against the rest (the method's abscissae, estimates and
-/// sums on the host).
+/// A backend that times its point lists and region steps: what a run spends in
+/// `Backend::evaluate` and `Backend::region_step` (on the GPU: packing, launches, copies,
+/// kernels) against the rest (the method's decisions on the host).
 struct Timed<B> {
     inner: B,
     evaluate: std::sync::Mutex<(std::time::Duration, u64)>,
@@ -567,6 +567,25 @@ impl<B: hpquad::backend::Backend> hpquad::backend::Backend for Timed<B> {
     ) -> std::sync::Arc<str> {
         self.inner.device_for_points::<T, F>(f, count)
     }
+    fn region_step<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        region: &hpquad::methods::pbcaq::region::Region<'_, T>,
+    ) -> hpquad::Result<hpquad::methods::pbcaq::region::RegionSums<T>> {
+        let start = Instant::now();
+        let sums = self.inner.region_step(f, region);
+        let mut total = self.evaluate.lock().expect("not poisoned");
+        total.0 += start.elapsed();
+        total.1 += 1;
+        sums
+    }
+    fn device_for_region<T: Real, F: hpquad::integrand::Integrand>(
+        &self,
+        f: &F,
+        region: &hpquad::methods::pbcaq::region::Region<'_, T>,
+    ) -> std::sync::Arc<str> {
+        self.inner.device_for_region::<T, F>(f, region)
+    }
 }
 
 /// One profiled PBCAQ run with the trapezoid–Simpson pair and regions of `intervals`
@@ -599,7 +618,7 @@ fn profile<T: Real, B: hpquad::backend::Backend>(
     let (evaluate, calls) = *timed.evaluate.lock().expect("not poisoned");
     let evaluate = evaluate.as_secs_f64();
     println!(
-        "PROFILE {} {:<4} {label:<22} {:>9} intervals: {:>8.3} s, evaluate {:>8.3} s \
+        "PROFILE {} {:<4} {label:<22} {:>9} intervals: {:>8.3} s, steps {:>8.3} s \
          ({:>6.1} µs a step), host {:>8.3} s ({:>5.1} ns a point), {:>6} steps, {:>11} points",
         case.name,
         T::NAME,
@@ -624,48 +643,71 @@ fn largest_function_5() -> Case {
         .expect("function 5 on [0, 30] is in the suite")
 }
 
+/// PBCAQ's region steps on the GPU by region size (`GPU_REGION_POINTS` is chosen from these
+/// figures): whole runs of function 5 over [0, 30] with the trapezoid–Simpson pair, the CPU's
+/// regions on all cores first, then the GPU's region kernel with regions of 2^11 to 2^19
+/// intervals, each after a warm-up run (the kernel's compilation or its load from the disk
+/// cache). Each line: the whole time, the time in the region steps (a step's cost: launch,
+/// kernel, copy back), the host's share, steps and evaluations.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_pbcaq_region_profile() {
     use hpquad::backend::Backend;
     use hpquad::gpu::GpuBackend;
+    use hpquad::methods::pbcaq::region::{Cut, Region};
+    use hpquad::methods::pbcaq::Pair;
     let case = largest_function_5();
     let gpu = || GpuBackend::new(0).expect("a CUDA device");
-    // The point-list kernel alone, by list length: the integrand against `x` (packing and
-    // copies only), f64 and dd, the CPU's 16 threads beside it. Median of 5 after a warm-up.
-    let f = Expr::parse(&case.expression, 1).expect("parses");
-    let identity = Expr::parse("x", 1).expect("parses");
-    let cpu = CpuBackend::new(0).expect("a pool");
-    let g = gpu();
-    fn median_of<R>(mut run: impl FnMut() -> R) -> f64 {
-        run();
-        let mut times: Vec<f64> = (0..5)
-            .map(|_| {
-                let start = Instant::now();
-                run();
-                start.elapsed().as_secs_f64()
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        times[2]
-    }
-    for k in [12, 16, 18, 20, 22] {
-        let n = (1usize << k) + 1;
-        let xs: Vec<f64> = (0..n).map(|i| 30.0 * i as f64 / n as f64).collect();
-        let dds: Vec<Dd> = xs.iter().map(|&x| Dd::from(x)).collect();
+    profile::<f64, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
+    // What a call pays before its first step: a backend of each kind, made afresh.
+    for _ in 0..3 {
+        let start = Instant::now();
+        let g = gpu();
+        let made = start.elapsed();
+        let start = Instant::now();
+        let c = CpuBackend::new(0).expect("a pool");
         println!(
-            "EVALUATE 2^{k}+1 points: f64 gpu {:>9.1} µs (x alone {:>9.1} µs), cpu {:>9.1} µs; \
-             dd gpu {:>9.1} µs (x alone {:>9.1} µs), cpu {:>9.1} µs",
-            median_of(|| g.evaluate(&f, &xs).expect("evaluates")) * 1e6,
-            median_of(|| g.evaluate(&identity, &xs).expect("evaluates")) * 1e6,
-            median_of(|| cpu.evaluate(&f, &xs).expect("evaluates")) * 1e6,
-            median_of(|| g.evaluate(&f, &dds).expect("evaluates")) * 1e6,
-            median_of(|| g.evaluate(&identity, &dds).expect("evaluates")) * 1e6,
-            median_of(|| cpu.evaluate(&f, &dds).expect("evaluates")) * 1e6,
+            "SETUP GpuBackend::new {:.0} µs, CpuBackend::new ({} threads) {:.0} µs",
+            made.as_secs_f64() * 1e6,
+            c.threads(),
+            start.elapsed().as_secs_f64() * 1e6
         );
+        drop(g);
     }
-    // Whole runs: the CPU's regions on all cores, then the GPU's point lists with regions of
-    // 2^11 (the CPU's) to 2^21 intervals.
+    // One region step by size on one backend (its buffers and kernel kept): the first step
+    // (the source, the module, the buffers) and the median of 20 after it, both pairs.
+    let f = Expr::parse(&case.expression, 1).expect("parses");
+    let g = gpu();
+    for (name, pair) in [
+        ("ts", Pair::<f64>::TrapezoidSimpson),
+        (
+            "gk",
+            Pair::<f64>::Kronrod(hpquad::rules::kronrod::<f64>(10).expect("G10-K21")),
+        ),
+    ] {
+        for k in [8, 11, 14, 17, 19] {
+            let region = Region::new(&pair, 0.0, 30.0, 1 << k, Cut::Block);
+            let start = Instant::now();
+            g.region_step(&f, &region).expect("steps");
+            let first = start.elapsed().as_secs_f64();
+            let mut times: Vec<f64> = (0..20)
+                .map(|_| {
+                    let start = Instant::now();
+                    g.region_step(&f, &region).expect("steps");
+                    start.elapsed().as_secs_f64()
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!(
+                "STEP f64 {name} 2^{k} intervals ({} points): first {:.1} µs, then {:.1} µs \
+                 (median of 20)",
+                region.points(),
+                first * 1e6,
+                times[10] * 1e6
+            );
+        }
+    }
+    profile::<Dd, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<f64, _>(
         CpuBackend::new(0).expect("a pool"),
         &case,
@@ -673,8 +715,8 @@ fn gpu_pbcaq_region_profile() {
         None,
         "cpu",
     );
-    for k in [11, 15, 17, 19, 21] {
-        profile::<f64, _>(gpu(), &case, 1e-10, Some(1 << k), "gpu point lists");
+    for k in [11, 13, 15, 17, 19] {
+        profile::<f64, _>(gpu(), &case, 1e-10, Some(1 << k), "gpu region kernel");
     }
     profile::<Dd, _>(
         CpuBackend::new(0).expect("a pool"),
@@ -683,8 +725,8 @@ fn gpu_pbcaq_region_profile() {
         None,
         "cpu",
     );
-    for k in [11, 17, 19, 21] {
-        profile::<Dd, _>(gpu(), &case, 1e-9, Some(1 << k), "gpu point lists");
+    for k in [13, 15, 17, 19] {
+        profile::<Dd, _>(gpu(), &case, 1e-9, Some(1 << k), "gpu region kernel");
     }
 }
 

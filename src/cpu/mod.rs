@@ -77,11 +77,6 @@ impl CpuBackend {
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }
-
-    /// Runs `op` in the pool, so that rayon's parallel iterators inside it use its threads.
-    pub(crate) fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
-        self.pool.install(op)
-    }
 }
 
 impl Backend for CpuBackend {

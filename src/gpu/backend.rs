@@ -16,7 +16,6 @@ use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::rule_points;
 use crate::methods::pbcaq::region::{Region, RegionSums};
-use crate::methods::pbcaq::Pair;
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).
@@ -175,7 +174,7 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
-    /// A region step of the trapezoid–Simpson pair in the region kernels; a non-finite value
+    /// A region step in the region kernel (either pair); a non-finite value
     /// is named as the CPU names it, its point and value in the working precision.
     fn region_kernels<T: Real, F: Integrand>(
         &self,
@@ -196,19 +195,14 @@ impl GpuBackend {
 }
 
 impl Backend for GpuBackend {
-    /// The trapezoid–Simpson pair in the region kernels (three launches, the groups' partials
-    /// back); a Kronrod pair through the point-list kernel, the abscissae and pieces on the
-    /// host spread over rayon's pool.
+    /// Either pair in the region kernel: one launch, the groups' partials back.
     fn region_step<T: Real, F: Integrand>(
         &self,
         f: &F,
         region: &Region<'_, T>,
     ) -> Result<RegionSums<T>> {
         require_1d(f)?;
-        match region.pair {
-            Pair::TrapezoidSimpson => self.region_kernels(f, region),
-            Pair::Kronrod(_) => region.step_by_evaluate_parallel(self, f),
-        }
+        self.region_kernels(f, region)
     }
 
     fn device(&self) -> Arc<str> {
@@ -383,9 +377,9 @@ pub fn gpu_min_rule_points() -> u64 {
     min_points_override().unwrap_or(1 << 16)
 }
 
-/// The fewest points of a trapezoid–Simpson region step that the hybrid sends to the GPU's
-/// region kernels, in every precision: 2^16, as for cubature rounds
-/// ([`gpu_min_rule_points`]): the kernels take three numbers and return five a group of 256
+/// The fewest points of a region step (either pair) that the hybrid sends to the GPU's
+/// region kernel, in every precision: 2^16, as for cubature rounds
+/// ([`gpu_min_rule_points`]): the kernel takes three numbers and returns five a group of 256
 /// intervals, so the transfers do not grow with the points, and 2^16 evaluations cost a CPU
 /// core a millisecond or more against tens of microseconds a step on the device.
 /// `HPQUAD_GPU_MIN_POINTS` overrides it as it does the others.
@@ -468,20 +462,15 @@ impl HybridBackend {
             && count as u64 >= gpu_min_list_points::<T>(self.eager)
             && self.gpu().is_some()
     }
-    /// Whether a region step of `f` goes to the GPU: a trapezoid–Simpson region of at least
-    /// [`gpu_min_region_points`] points (its kernels copy a few numbers each way, whatever the
-    /// size), a Kronrod one where its point list would.
+    /// Whether a region step of `f` goes to the GPU: a region of at least
+    /// [`gpu_min_region_points`] points, of either pair (its kernel copies a few numbers each
+    /// way, whatever the size).
     fn region_on_gpu<T: Real, F: Integrand>(&self, f: &F, region: &Region<'_, T>) -> bool {
-        match region.pair {
-            Pair::TrapezoidSimpson => {
-                self.may_use_gpu()
-                    && f.dims() == 1
-                    && f.tape().is_some()
-                    && region.points() as u64 >= gpu_min_region_points()
-                    && self.gpu().is_some()
-            }
-            Pair::Kronrod(_) => self.points_on_gpu::<T, F>(f, region.points()),
-        }
+        self.may_use_gpu()
+            && f.dims() == 1
+            && f.tape().is_some()
+            && region.points() as u64 >= gpu_min_region_points()
+            && self.gpu().is_some()
     }
 
     /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
@@ -577,8 +566,7 @@ impl Backend for HybridBackend {
         }
     }
 
-    /// The GPU's region step when the region goes there, with the host's part of a Kronrod
-    /// step in the CPU's pool; else the CPU's.
+    /// The GPU's region step when the region goes there, else the CPU's.
     fn region_step<T: Real, F: Integrand>(
         &self,
         f: &F,
@@ -586,12 +574,7 @@ impl Backend for HybridBackend {
     ) -> Result<RegionSums<T>> {
         let on_gpu = self.region_on_gpu(f, region);
         match self.started() {
-            Some(gpu) if on_gpu => match region.pair {
-                Pair::TrapezoidSimpson => gpu.region_step(f, region),
-                Pair::Kronrod(_) => self
-                    .cpu
-                    .install(|| region.step_by_evaluate_parallel(gpu, f)),
-            },
+            Some(gpu) if on_gpu => gpu.region_step(f, region),
             _ => self.cpu.region_step(f, region),
         }
     }

@@ -827,13 +827,12 @@ mod tests {
     }
 }
 
-/// The three kernels of `kernels/region.cu` for one number type: `region_points_<type>`,
-/// `region_pieces_<type>`, `region_reduce_<type>`. As for [`EvaluateKernel`], the limb count
-/// comes from the names, never from the caller.
+/// The two kernels of `kernels/region.cu` for one number type:
+/// `region_trapezoid_simpson_<type>` and `region_kronrod_<type>`. As for [`EvaluateKernel`],
+/// the limb count comes from the names, never from the caller.
 pub(crate) struct RegionKernels {
-    points: CudaFunction,
-    pieces: CudaFunction,
-    reduce: CudaFunction,
+    trapezoid_simpson: CudaFunction,
+    kronrod: CudaFunction,
     type_name: String,
     limbs: usize,
     acc_limbs: usize,
@@ -853,9 +852,8 @@ impl RegionKernels {
                 .map_err(|e| driver("cuModuleGetFunction", e))
         };
         Ok(RegionKernels {
-            points: load("region_points")?,
-            pieces: load("region_pieces")?,
-            reduce: load("region_reduce")?,
+            trapezoid_simpson: load("region_trapezoid_simpson")?,
+            kronrod: load("region_kronrod")?,
             type_name: type_name.to_string(),
             // f64 sums in double-double, dd and qd in themselves (kernels/reduce.cuh).
             acc_limbs: limbs.max(2),
@@ -869,16 +867,38 @@ impl RegionKernels {
     }
 }
 
+/// The region's lower end, interval width and upper end, `limbs` doubles each, as the
+/// kernels' `RegionBounds` (a kernel parameter by value: a step uploads nothing).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RegionBounds([f64; 12]);
+
+// SAFETY: a plain array of doubles, laid out as kernels/region.cu's `struct RegionBounds {
+// double v[12]; }`.
+unsafe impl cudarc::driver::DeviceRepr for RegionBounds {}
+
+/// The rule pair of a region step on the device.
+pub(crate) enum RegionPair<'a> {
+    /// Trapezoid against Simpson: 2n + 1 points.
+    TrapezoidSimpson,
+    /// A Gauss–Kronrod pair: `rule` holds its `nodes` non-negative nodes (largest first, the
+    /// last 0), their Kronrod weights and their Gauss weights, `limbs` doubles each;
+    /// 2 · nodes - 1 points an interval.
+    Kronrod { rule: &'a [f64], nodes: usize },
+}
+
 /// Device buffers of region steps, kept from one step to the next and grown like
 /// [`PointBuffers`].
 #[derive(Default)]
 pub(crate) struct RegionBuffers {
-    bounds: Option<CudaSlice<f64>>,
     values: Option<CudaSlice<f64>>,
     pieces: Option<CudaSlice<f64>>,
     partials: Option<CudaSlice<f64>>,
-    /// The smallest index of a non-finite value, and the first accepted interval.
-    flags: Option<(CudaSlice<u64>, CudaSlice<u64>)>,
+    /// The Kronrod rule on the device, and the host's copy it was made from.
+    rule: Option<(Vec<f64>, CudaSlice<f64>)>,
+    /// The smallest index of a non-finite value (~0 when none), the first accepted interval
+    /// (0) and the blocks done (0): set at allocation, reset by each step's last block.
+    flags: Option<CudaSlice<u64>>,
 }
 
 /// What a region step returns: one partial a group, the first accepted interval, the first
@@ -895,13 +915,35 @@ pub(crate) struct RegionOutput {
     pub(crate) acc_limbs: usize,
 }
 
-/// One region step of `n` intervals: `bounds` holds lower, width and upper (`limbs` doubles
-/// each); `side` the tolerance and span of side cutting. Three launches on the stream, then
-/// the partials and the two flags copied back.
+/// One region step of `n` intervals of `pair`: `bounds` holds lower, width and upper (`limbs`
+/// doubles each); `side` the tolerance and span of side cutting. One launch (the Kronrod
+/// rule uploaded when it changed), then the partials, first and the bad index in one copy
+/// back.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn region_step(
     stream: &Arc<CudaStream>,
     kernels: &RegionKernels,
     buffers: &mut RegionBuffers,
+    pair: RegionPair<'_>,
+    bounds: &[f64],
+    n: u64,
+    eps: f64,
+    side: Option<(f64, f64)>,
+) -> Result<RegionOutput> {
+    let result = region_launch(stream, kernels, buffers, pair, bounds, n, eps, side);
+    if result.is_err() {
+        // A step that failed part way may leave the flags set: the next one starts afresh.
+        buffers.flags = None;
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn region_launch(
+    stream: &Arc<CudaStream>,
+    kernels: &RegionKernels,
+    buffers: &mut RegionBuffers,
+    pair: RegionPair<'_>,
     bounds: &[f64],
     n: u64,
     eps: f64,
@@ -916,100 +958,123 @@ pub(crate) fn region_step(
             bounds.len()
         )));
     }
-    let count = 2 * n + 1;
+    let per_interval = match pair {
+        RegionPair::TrapezoidSimpson => 2,
+        RegionPair::Kronrod { rule, nodes } => {
+            if nodes < 2 || rule.len() != 3 * nodes * limbs {
+                return Err(GpuError::Invalid(format!(
+                    "kernel '{name}' needs a Kronrod rule of 2 or more nodes, 3 tables of \
+                     {limbs} limbs each, got {nodes} nodes and {} doubles",
+                    rule.len()
+                )));
+            }
+            2 * nodes as u64 - 1
+        }
+    };
+    let count = match pair {
+        RegionPair::TrapezoidSimpson => 2 * n + 1,
+        RegionPair::Kronrod { .. } => n * per_interval,
+    };
     let groups = n.div_ceil(THREADS as u64);
-    let too_many = |what: u64| GpuError::Invalid(format!("{what} threads are too many"));
-    let point_blocks =
-        u32::try_from(count.div_ceil(THREADS as u64)).map_err(|_| too_many(count))?;
-    let piece_blocks = u32::try_from(groups).map_err(|_| too_many(n))?;
+    let blocks = u32::try_from(groups)
+        .map_err(|_| GpuError::Invalid(format!("{n} intervals make too many groups")))?;
     let ordinal = stream.context().ordinal();
     let (values_len, pieces_len) = (count as usize * limbs, n as usize * (limbs + 2));
-    let partials_len = groups as usize * (acc_limbs + 3);
-    let bounds_dev = at_least(stream, &mut buffers.bounds, bounds.len())?;
-    stream
-        .memcpy_htod(bounds, &mut bounds_dev.slice_mut(..bounds.len()))
-        .map_err(|e| driver("cuMemcpyHtoD", e))?;
-    let bounds_dev = &*bounds_dev;
+    let sums_len = groups as usize * (acc_limbs + 3);
     if buffers.flags.is_none() {
-        let one = || {
+        buffers.flags = Some(
             stream
-                .alloc_zeros::<u64>(1)
-                .map_err(|e| alloc(ordinal, 8, e))
-        };
-        buffers.flags = Some((one()?, one()?));
+                .clone_htod(&[u64::MAX, 0, 0])
+                .map_err(|e| alloc(ordinal, 24, e))?,
+        );
     }
-    let (bad, first) = buffers
+    if let RegionPair::Kronrod { rule, .. } = pair {
+        if buffers.rule.as_ref().is_none_or(|(host, _)| host != rule) {
+            buffers.rule = None;
+            let device = stream
+                .clone_htod(rule)
+                .map_err(|e| alloc(ordinal, 8 * rule.len(), e))?;
+            buffers.rule = Some((rule.to_vec(), device));
+        }
+    }
+    let mut packed = RegionBounds::default();
+    packed.0[..bounds.len()].copy_from_slice(bounds);
+    let values_dev = &mut *at_least(stream, &mut buffers.values, values_len)?;
+    let pieces_dev = &mut *at_least(stream, &mut buffers.pieces, pieces_len)?;
+    let partials_dev = &mut *at_least(stream, &mut buffers.partials, sums_len + 2)?;
+    let flags = buffers
         .flags
         .as_mut()
         .ok_or_else(|| GpuError::Invalid("the region flags vanished".to_string()))?;
-    // bad = ~0 (no point yet), first = 0.
-    for (flag, start) in [(&mut *bad, u64::MAX), (&mut *first, 0)] {
-        stream
-            .memcpy_htod(&[start], flag)
-            .map_err(|e| driver("cuMemcpyHtoD", e))?;
-    }
-    let values_dev = &mut *at_least(stream, &mut buffers.values, values_len)?;
-    let pieces_dev = &mut *at_least(stream, &mut buffers.pieces, pieces_len)?;
-    let partials_dev = &mut *at_least(stream, &mut buffers.partials, partials_len)?;
-    let cfg = |blocks: u32| LaunchConfig {
+    let cfg = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut args = stream.launch_builder(&kernels.points);
-    args.arg(bounds_dev)
-        .arg(&n)
-        .arg(&mut *values_dev)
-        .arg(&mut *bad);
-    // SAFETY: region_points_<type>(const double *bounds, u64 n, double *values, u64 *bad) in
-    // kernels/region.cu, its real_t of `limbs` limbs (the name says the type). bounds holds at
-    // least 3 * limbs doubles, values at least (2n + 1) * limbs (at_least above); thread
-    // k < 2n + 1 writes values[j * (2n + 1) + k] for j < limbs and bad[0] only.
-    unsafe { args.launch(cfg(point_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
     let (side_flag, tolerance, span) = match side {
         Some((tolerance, span)) => (1i32, tolerance, span),
         None => (0i32, 0.0, 1.0),
     };
-    let mut args = stream.launch_builder(&kernels.pieces);
-    args.arg(bounds_dev)
-        .arg(&n)
-        .arg(&*values_dev)
-        .arg(&mut *pieces_dev)
-        .arg(&eps)
-        .arg(&side_flag)
-        .arg(&tolerance)
-        .arg(&span)
-        .arg(&mut *first);
-    // SAFETY: region_pieces_<type>(const double *bounds, u64 n, const double *values,
-    // double *pieces, double eps, int side, double tolerance, double span, u64 *first).
-    // Thread i < n reads values at (2i + {0, 1, 2}) + j * (2n + 1), j < limbs, below
-    // (2n + 1) * limbs, and writes pieces[j * n + i] (j < limbs + 2), below n * (limbs + 2),
-    // and first[0]. values and pieces are distinct allocations.
-    unsafe { args.launch(cfg(piece_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
-    let mut args = stream.launch_builder(&kernels.reduce);
-    args.arg(&n)
-        .arg(&*pieces_dev)
-        .arg(&*first)
-        .arg(&mut *partials_dev);
-    // SAFETY: region_reduce_<type>(u64 n, const double *pieces, const u64 *first,
-    // double *partials), launched with THREADS (256) threads a block as block_reduce needs;
-    // thread i < n reads pieces as region_pieces wrote them; block g writes
-    // partials[g * (acc_limbs + 3) ..][..acc_limbs + 3], below groups * (acc_limbs + 3).
-    unsafe { args.launch(cfg(piece_blocks)) }.map_err(|e| launch_error(&name, ordinal, e))?;
-    let mut partials = vec![0.0; partials_len];
-    stream
-        .memcpy_dtoh(&partials_dev.slice(..partials_len), &mut partials)
-        .map_err(|e| launch_error(&name, ordinal, e))?;
-    let mut out_flags = [0u64; 2];
-    for (flag, out) in [&*bad, &*first].into_iter().zip(out_flags.chunks_mut(1)) {
-        stream
-            .memcpy_dtoh(flag, out)
-            .map_err(|e| launch_error(&name, ordinal, e))?;
+    match pair {
+        RegionPair::TrapezoidSimpson => {
+            let mut args = stream.launch_builder(&kernels.trapezoid_simpson);
+            args.arg(&packed)
+                .arg(&n)
+                .arg(&eps)
+                .arg(&side_flag)
+                .arg(&tolerance)
+                .arg(&span)
+                .arg(&mut *values_dev)
+                .arg(&mut *pieces_dev)
+                .arg(&mut *partials_dev)
+                .arg(&mut *flags);
+            // SAFETY: region_trapezoid_simpson_<type>(RegionBounds bounds, u64 n, double eps,
+            // int side, double tolerance, double span, double *values, double *pieces,
+            // double *partials, u64 *flags) in kernels/region.cu, its real_t of `limbs` limbs
+            // (the name says the type), THREADS (256) threads a block as block_reduce needs,
+            // one block a group. Block g writes values[j * (2n + 1) + k] for its points k
+            // <= 2n and j < limbs (below values_len), pieces[j * n + i] for i < n and
+            // j < limbs + 2 (below pieces_len), partials below sums_len + 2, flags[0..3].
+            unsafe { args.launch(cfg) }.map_err(|e| launch_error(&name, ordinal, e))?;
+        }
+        RegionPair::Kronrod { nodes, .. } => {
+            let rule_dev = &buffers
+                .rule
+                .as_ref()
+                .ok_or_else(|| GpuError::Invalid("the Kronrod rule vanished".to_string()))?
+                .1;
+            let nodes = nodes as i32;
+            let mut args = stream.launch_builder(&kernels.kronrod);
+            args.arg(&packed)
+                .arg(&n)
+                .arg(rule_dev)
+                .arg(&nodes)
+                .arg(&eps)
+                .arg(&side_flag)
+                .arg(&tolerance)
+                .arg(&span)
+                .arg(&mut *values_dev)
+                .arg(&mut *pieces_dev)
+                .arg(&mut *partials_dev)
+                .arg(&mut *flags);
+            // SAFETY: region_kronrod_<type>(RegionBounds bounds, u64 n, const double *rule,
+            // int nodes, double eps, int side, double tolerance, double span, double *values,
+            // double *pieces, double *partials, u64 *flags), as above with n (2 nodes - 1)
+            // points; rule holds 3 * nodes * limbs doubles (checked above), read only.
+            unsafe { args.launch(cfg) }.map_err(|e| launch_error(&name, ordinal, e))?;
+        }
     }
+    let mut partials = vec![0.0; sums_len + 2];
+    stream
+        .memcpy_dtoh(&partials_dev.slice(..sums_len + 2), &mut partials)
+        .map_err(|e| launch_error(&name, ordinal, e))?;
+    let (first, bad) = (partials[sums_len], partials[sums_len + 1]);
+    partials.truncate(sums_len);
     Ok(RegionOutput {
         partials,
-        first: out_flags[1],
-        bad: Some(out_flags[0]).filter(|&k| k != u64::MAX),
+        // Indices below 2^53, exact in the doubles the kernel wrote.
+        first: first as u64,
+        bad: (bad >= 0.0).then_some(bad as u64),
         acc_limbs,
     })
 }

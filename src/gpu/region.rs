@@ -1,19 +1,23 @@
-//! A region step of the adaptive cutting schemes on the device: `kernels/region.cu`'s three
-//! launches take a region of the trapezoid–Simpson pair from its bounds to one partial sum a
-//! group of 256 intervals (see [`crate::methods::pbcaq::region`] for the order of the sums,
-//! which the host's step follows too), so that a step copies a few numbers each way instead
-//! of its points and values, and the host only adds the groups' partials.
+//! A region step of the adaptive cutting schemes on the device: one launch of
+//! `kernels/region.cu` takes a region of the trapezoid–Simpson pair or of a Gauss–Kronrod
+//! pair from its bounds (kernel parameters) to one partial sum a group of 256 intervals (see
+//! [`crate::methods::pbcaq::region`] for the order of the sums, which the host's step follows
+//! too), and one copy brings back the partials with the first accepted interval and the first
+//! non-finite point, so the host only adds the groups' partials.
 
 use precision::Real;
 
-use super::launch::{self, RegionKernels, RegionOutput};
+use super::launch::{self, RegionKernels, RegionOutput, RegionPair};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, REGION_CU};
 use crate::expr::cuda::CudaIntegrand;
 use crate::methods::pbcaq::region::{Cut, GroupSums, Region, RegionSums};
+use crate::methods::pbcaq::Pair;
+use crate::rules::KronrodRule;
 
 impl Gpu {
     /// The complete CUDA source of the region kernels for `T` and a generated integrand of one
-    /// variable, as NVRTC sees it; the kernels are named after `T` (`region_points_dd`, ...).
+    /// variable, as NVRTC sees it; the kernels are named after `T`
+    /// (`region_trapezoid_simpson_dd`, `region_kronrod_dd`, ...).
     pub fn region_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
         if integrand.dims != 1 {
             return Err(GpuError::Invalid(format!(
@@ -33,7 +37,7 @@ impl Gpu {
         )
     }
 
-    /// One region step of the trapezoid–Simpson pair, the integrand compiled into `source`
+    /// One region step of its pair, the integrand compiled into `source`
     /// ([`Gpu::region_source`] for `T`): the groups' partial sums, the first accepted interval
     /// and the first point whose value is not finite (by index in the region's list).
     pub(crate) fn region_of_source<T: Real>(
@@ -57,6 +61,17 @@ impl Gpu {
         for v in [region.lower, region.width, region.upper] {
             bounds.extend_from_slice(&v.limbs()[..T::LIMBS]);
         }
+        let rule = match region.pair {
+            Pair::TrapezoidSimpson => None,
+            Pair::Kronrod(rule) => Some(kronrod_table(rule)?),
+        };
+        let pair = match &rule {
+            None => RegionPair::TrapezoidSimpson,
+            Some((rule, nodes)) => RegionPair::Kronrod {
+                rule,
+                nodes: *nodes,
+            },
+        };
         let side = match region.cut {
             Cut::Block => None,
             Cut::Side { tolerance, span } => Some((tolerance, span)),
@@ -66,6 +81,7 @@ impl Gpu {
             &self.stream,
             &kernels,
             &mut buffers,
+            pair,
             &bounds,
             region.intervals as u64,
             T::epsilon().to_f64(),
@@ -93,4 +109,28 @@ pub(crate) fn region_sums<T: Real>(out: &RegionOutput) -> RegionSums<T> {
         }
     });
     RegionSums::from_groups(out.first as usize, groups)
+}
+
+/// The Kronrod rule as the region kernel reads it: its nodes (largest first), Kronrod weights
+/// and Gauss weights, `T::LIMBS` doubles each, and the number of nodes. The kernel takes the
+/// last node for the centre, the only one of a single point, so that must be the only zero.
+fn kronrod_table<T: Real>(rule: &KronrodRule<T>) -> Result<(Vec<f64>, usize)> {
+    let nodes = rule.nodes();
+    let centre_last = nodes
+        .split_last()
+        .is_some_and(|(last, others)| *last == T::zero() && others.iter().all(|&x| x != T::zero()));
+    if !centre_last || rule.weights().len() != nodes.len() {
+        return Err(GpuError::Invalid(format!(
+            "the region kernel takes a Kronrod rule whose last node (only) is the centre; the \
+             rule of {} Gauss points is not one",
+            rule.gauss_points()
+        )));
+    }
+    let mut table = Vec::with_capacity(3 * nodes.len() * T::LIMBS);
+    for values in [nodes, rule.weights(), rule.gauss_weights()] {
+        for v in values {
+            table.extend_from_slice(&v.limbs()[..T::LIMBS]);
+        }
+    }
+    Ok((table, nodes.len()))
 }

@@ -38,9 +38,9 @@
 //! A region step (`region.rs`) is one [`Backend::region_step`]: the abscissae, the values, each
 //! interval's piece and the accepted intervals' sums, reduced in groups of 256 in a fixed tree
 //! (a GPU block's), the groups in order. The CPU backend spreads the chunks and groups over its
-//! pool; the GPU runs the trapezoid–Simpson step in three kernels (`kernels/region.cu`) and
-//! copies back one partial a group, the Kronrod step through its point lists with the host's
-//! part in the pool. Every device gives the same bits for the same regions in dd and qd.
+//! pool; the GPU runs the step of either pair in one launch (`kernels/region.cu`) and copies
+//! back one partial a group. Every device gives the same bits for the same regions in dd and
+//! qd.
 //!
 //! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
 //! region is cut into the largest power of two of intervals whose points fit
@@ -51,9 +51,8 @@
 //!
 //! Regions for a device ([`device_region_intervals`]): when the backend would run a region
 //! step of [`GPU_REGION_POINTS`] on another device than a step of one interval (the hybrid
-//! backend's GPU: trapezoid–Simpson regions from `gpu_min_region_points`, Kronrod ones where
-//! it takes point lists), the regions of the parallel schemes are
-//! cut to fit [`GPU_REGION_POINTS`] instead: each step there costs a launch, two copies and a
+//! backend's GPU: regions from `gpu_min_region_points`), the regions of the parallel schemes
+//! are cut to fit [`GPU_REGION_POINTS`] instead: each step there costs a launch, a copy and a
 //! synchronisation (tens of microseconds) whatever its size, so the GPU wants the paper's
 //! fewer, larger steps. The choice depends on the backend, the precision and the rule, never on
 //! the thread count or on timings, so a run on the GPU gives the same bits every time; they are

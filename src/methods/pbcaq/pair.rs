@@ -13,7 +13,8 @@
 //!   number of intervals.
 //! - Gauss–Kronrod (the default): the (2n+1)-point Kronrod rule and its n-point Gauss rule
 //!   from [`crate::rules::kronrod`], with QUADPACK's error (Piessens et al. 1983, QK21):
-//!   resasc · min(1, (200 |K - G| / resasc)^1.5). See `gauss_kronrod.rs` for the constants.
+//!   resasc · min(1, (200 |K - G| / resasc)^1.5). See `gauss_kronrod.rs` for the constants;
+//!   here the power is r √r, which the GPU's region kernel rounds as the host does.
 //!
 //! The rounding floor of an interval is what no halving removes: the values' rounding
 //! (4 ε ∫|f|, the sums being compensated, and 2 ε |value|) plus what rounding the abscissae to
@@ -25,7 +26,6 @@ use std::sync::Arc;
 
 use precision::Real;
 
-use super::super::gauss_kronrod::quadpack_estimate;
 use super::super::rounding_floor;
 use crate::error::Result;
 use crate::rules::{self, KronrodRule};
@@ -191,14 +191,25 @@ impl<T: Real> Pair<T> {
     }
 }
 
-/// The Kronrod estimate of [a, b] with QUADPACK's error (as the adaptive Gauss–Kronrod
-/// method computes it), floored at its rounding, the abscissae's included.
+/// The Kronrod estimate of [a, b] with QUADPACK's error, floored at its rounding, the
+/// abscissae's included: the adaptive Gauss–Kronrod method's estimate
+/// (`gauss_kronrod::quadpack_estimate`), except that the error's 1.5th power is taken as r √r.
+/// The device's region kernel (`kernels/region.cu`) computes the same piece operation for
+/// operation; √ is correctly rounded on both sides, `powf` is not (libm and CUDA may differ in
+/// the last bit), and dd and qd steps must give the same bits on both.
 fn kronrod<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> Piece<T> {
-    let (value, error, floor) = quadpack_estimate(rule, a, b, values);
     let half = (b - a).ldexp(-1);
-    let floor = floor + rule.abscissa_rounding(values, a + half, half);
+    let sums = rule.integrate(values, half);
+    let (resabs, resasc) = (sums.abs.to_f64(), sums.asc.to_f64());
+    let mut error = (sums.kronrod - sums.gauss).abs().to_f64();
+    if resasc != 0.0 && error != 0.0 {
+        let r = 200.0 * error / resasc;
+        error = resasc * (r * r.sqrt()).min(1.0);
+    }
+    let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod))
+        + rule.abscissa_rounding(values, a + half, half);
     Piece {
-        value,
+        value: sums.kronrod,
         error: error.max(floor),
         floor,
     }

@@ -18,8 +18,9 @@
 //!   `T::Accumulator`, errors and floors in f64.
 //!
 //! The CPU evaluates a step in chunks of [`CHUNK_POINTS`] points on one thread, of
-//! [`PARALLEL_CHUNK_POINTS`] spread over its pool; the GPU
-//! in three launches (`kernels/region.cu`) that leave only the groups' sums to copy back.
+//! [`PARALLEL_CHUNK_POINTS`] spread over its pool; the GPU in one launch (`kernels/region.cu`,
+//! either pair: a block a group, the last block to finish settling side cutting's first
+//! interval) that leaves only the groups' sums to copy back.
 
 use std::ops::{Add, Range};
 
@@ -340,66 +341,6 @@ impl<'a, T: Real> Region<'a, T> {
         let mut pieces = Vec::with_capacity(self.intervals);
         self.pair.estimates(ends, values, &mut pieces);
         Ok(self.sums(&pieces))
-    }
-
-    /// [`Region::step_by_evaluate`] with the host's part (abscissae, pieces, sums) spread over
-    /// the current rayon pool in chunks, `evaluate` the backend's point list: what the GPU
-    /// does for a rule without a region kernel. The same bits as the others.
-    pub(crate) fn step_by_evaluate_parallel<B: Backend + ?Sized, F: Integrand>(
-        &self,
-        backend: &B,
-        f: &F,
-    ) -> Result<RegionSums<T>> {
-        let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS);
-        let mut points = vec![T::zero(); self.points()];
-        // Chunk c's intervals write their points from first_point(c · chunk) on; the
-        // trapezoid–Simpson chunks share their last end with the next one, written by both
-        // with the same number.
-        let starts: Vec<usize> = (0..self.intervals).step_by(chunk).collect();
-        let written: Vec<Vec<T>> = starts
-            .par_iter()
-            .map(|&start| {
-                let mut ends = Vec::with_capacity(chunk + 1);
-                self.ends(start..(start + chunk).min(self.intervals), &mut ends);
-                let mut own = Vec::new();
-                self.pair.abscissae(&ends, &mut own);
-                own
-            })
-            .collect();
-        for (&start, own) in starts.iter().zip(&written) {
-            let at = self.pair.first_point(start);
-            points[at..at + own.len()].copy_from_slice(own);
-        }
-        let values = backend.evaluate(f, &points)?;
-        check_finite(&points, &values)?;
-        let mut pieces = vec![
-            Piece {
-                value: T::zero(),
-                error: 0.0,
-                floor: 0.0,
-            };
-            self.intervals
-        ];
-        pieces
-            .par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(c, out)| {
-                let start = c * chunk;
-                let mut ends = Vec::with_capacity(out.len() + 1);
-                self.ends(start..start + out.len(), &mut ends);
-                let at = self.pair.first_point(start);
-                let own_values = &values[at..at + self.pair.points(out.len())];
-                let mut own = Vec::with_capacity(out.len());
-                self.pair.estimates(&ends, own_values, &mut own);
-                out.copy_from_slice(&own);
-            });
-        let first = self.first_accepted(&pieces);
-        let groups: Vec<GroupSums<T>> = pieces
-            .par_chunks(GROUP)
-            .enumerate()
-            .map(|(g, p)| self.group_sums(g, p, first))
-            .collect();
-        Ok(RegionSums::from_groups(first, groups))
     }
 }
 
