@@ -12,6 +12,7 @@ use crate::backend::{
     point_count, region_sums, require_1d, rule_regions, Backend, RuleSums, UniformGrid,
 };
 use crate::error::{Error, Result};
+use crate::expr::zeros;
 use crate::integrand::Integrand;
 use crate::methods::pbcaq::region::{Region, RegionSums};
 
@@ -99,7 +100,7 @@ impl Backend for CpuBackend {
     fn evaluate<T: Real, F: Integrand>(&self, f: &F, points: &[T]) -> Result<Vec<T>> {
         let dims = f.dims();
         let n = point_count(dims, points.len())?;
-        let mut values = vec![T::zero(); n];
+        let mut values = zeros(n);
         let chunk = reduce::CHUNK as usize;
         let run = |(xs, ys): (&[T], &mut [T])| {
             if dims == 1 {

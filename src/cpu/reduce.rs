@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::backend::{non_finite, UniformGrid};
 use crate::error::Result;
+use crate::expr::zeros;
 use crate::integrand::Integrand;
 
 /// Points per chunk: large enough that an `eval_batch` call and a task amortise their cost,
@@ -67,7 +68,7 @@ fn chunk_sum<T: Real, F: Integrand>(
     let xs: Vec<T> = (start..end)
         .map(|k| grid.point(k).unwrap_or_else(T::zero))
         .collect();
-    let mut ys = vec![T::zero(); xs.len()];
+    let mut ys = zeros(xs.len());
     f.eval_batch(&[&xs], &mut ys);
     if let Some(i) = ys.iter().position(|y| !y.is_finite()) {
         return Err(non_finite(xs[i], ys[i]));

@@ -46,6 +46,7 @@ mod parser;
 mod tape;
 
 pub use error::ExprError;
+pub(crate) use eval::zeros;
 pub use tape::{pow_int, Constant, Func, Func2, Op, Slot, Tape};
 
 use precision::Real;
