@@ -466,8 +466,11 @@ __device__ __forceinline__ void fxl_ln_1p_2(const hpq_u64 *d, hpq_u64 *out) {
 }
 
 // (negative, |ln x|) in t[5] whatever the size of |ln x| (ln_fixed_abs).
+// A subnormal leading component (dd powf) takes e from its leading bit.
 template <int N> __device__ __forceinline__ void fxl_ln_fixed_abs(const double *c, bool &negative, hpq_u64 *t) {
-    int e = (int)(((hpq_u64)__double_as_longlong(c[0]) >> 52) & 0x7ff) - 1023;
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(c[0]);
+    int field = (int)((bits >> 52) & 0x7ff);
+    int e = field == 0 ? 63 - __clzll((long long)(bits & 0x000fffffffffffffULL)) - 1074 : field - 1023;
     hpq_u64 w[5] = {0, 0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < N; ++i) fx_add_scaled<N>(w, hpq_ldexp(c[i], -e), 0);
@@ -555,19 +558,39 @@ __device__ __forceinline__ bool fxl_ln(dd_t x, dd_t &out) {
     return true;
 }
 
-// ln x of a double-double as three doubles summing exactly to the fixed-point value, absolute
-// error a few tens of units of 2^-128 (ln_dd_pieces).
+// The three leading 53-bit pieces of +-|ln x| (N limbs after the point), from its leading bit
+// wherever it lies (log_fixed.rs pieces).
+template <int N> __device__ __forceinline__ void fxl_pieces(bool negative, const hpq_u64 *t, double *l) {
+    int p = 63;
+#pragma unroll
+    for (int k = 0; k <= N; ++k) {
+        if (t[k] != 0) p = 64 * k + 63 - __clzll((long long)t[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        double c = fx_chunk_scaled<5>(t, p - 52 - 53 * k, 53, -64 * N);
+        l[k] = negative ? -c : c;
+    }
+}
+
+// ln x of a double-double as three doubles summing exactly to the two-limb fixed-point value,
+// absolute error a few tens of units of 2^-128 plus |e| 2^-128 (ln_dd_pieces).
 __device__ __forceinline__ void fxl_ln_dd_pieces(dd_t x, double *l) {
     bool negative;
     hpq_u64 t[5];
     double xc[2] = {x.hi, x.lo};
     fxl_ln_fixed_abs<2>(xc, negative, t);
-    int p = fxl_leading_bit<2>(t);
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-        double c = fx_chunk_scaled<5>(t, p - 52 - 53 * k, 53, -128);
-        l[k] = negative ? -c : c;
-    }
+    fxl_pieces<2>(negative, t, l);
+}
+
+// The same from the four-limb fixed-point logarithm, absolute error below 2^-245
+// (ln_dd_pieces_wide).
+__device__ __forceinline__ void fxl_ln_dd_pieces_wide(dd_t x, double *l) {
+    bool negative;
+    hpq_u64 t[5];
+    double xc[4] = {x.hi, x.lo, 0.0, 0.0};
+    fxl_ln_fixed_abs<4>(xc, negative, t);
+    fxl_pieces<4>(negative, t, l);
 }
 
 template <class T> __device__ __forceinline__ T hpq_ln(T x) {
@@ -618,23 +641,38 @@ template <class T> __device__ __forceinline__ bool is_odd_integer(T y) {
     return isfinite(hi(y)) && E::floor(y) == y && E::floor(half) != half;
 }
 
-// x^y = exp(y ln x) for a dd x > 0 with a normal leading component and |y| < 128, in fixed
-// point: ln x unrounded as three doubles, y ln x as five doubles (three exact products), their
-// sum converted exactly by the exp's reduction; false elsewhere (powf_dd).
-__device__ __forceinline__ bool powf_dd(dd_t x, dd_t y, dd_t &out) {
-    if (!(fabs(y.hi) < HPQ_POWF_DD_Y) || x.hi < HPQ_F64_MIN_POSITIVE) return false;
+// x^y for |y| >= 2^128: overflow or underflow by the sign of y ln x unless x = 1 + d, then
+// y ln x = y d - y d^2/2 as four doubles (powf_dd_near_one).
+__device__ __forceinline__ dd_t powf_dd_near_one(dd_t x, dd_t y) {
+    const dd_t inf = dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
+    if (x.hi != 1.0) return (x.hi > 1.0) == (y.hi > 0.0) ? inf : dd_make(0.0, 0.0);
+    double d = x.lo;
+    double p0, e0, q, f;
+    two_prod(y.hi, d, p0, e0);
+    if (p0 > HPQ_EXP_OVERFLOW + 1e-3) return inf;
+    if (p0 < HPQ_EXP_UNDERFLOW) return dd_make(0.0, 0.0);
+    two_prod(y.lo, d, q, f);
+    double r = -0.5 * (p0 * d);
+    double c[4] = {p0, e0, q, f + r};
+    return clean(fx_exp_dd_sum<4>(c));
+}
+
+// x^y = exp(y ln x) for a dd x > 0 and a finite y, in fixed point: ln x unrounded as three
+// doubles (two limbs for |y| < 128, four below 2^128), y ln x as five doubles (three exact
+// products), their sum converted exactly by the exp's reduction (powf_dd).
+__device__ __forceinline__ dd_t powf_dd(dd_t x, dd_t y) {
+    double ay = fabs(y.hi);
+    if (!(ay < HPQ_POWF_DD_Y_WIDE)) return powf_dd_near_one(x, y);
     double l[3];
-    fxl_ln_dd_pieces(x, l);
+    if (ay < HPQ_POWF_DD_Y) {
+        fxl_ln_dd_pieces(x, l);
+    } else {
+        fxl_ln_dd_pieces_wide(x, l);
+    }
     double p0, e0, p1, e1, q1, f1;
     two_prod(y.hi, l[0], p0, e0);
-    if (p0 > HPQ_EXP_OVERFLOW + 1e-3) {
-        out = dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
-        return true;
-    }
-    if (p0 < HPQ_EXP_UNDERFLOW) {
-        out = dd_make(0.0, 0.0);
-        return true;
-    }
+    if (p0 > HPQ_EXP_OVERFLOW + 1e-3) return dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
+    if (p0 < HPQ_EXP_UNDERFLOW) return dd_make(0.0, 0.0);
     two_prod(y.hi, l[1], p1, e1);
     two_prod(y.lo, l[0], q1, f1);
     double c[5];
@@ -643,19 +681,15 @@ __device__ __forceinline__ bool powf_dd(dd_t x, dd_t y, dd_t &out) {
     c[2] = p1;
     c[3] = q1;
     c[4] = e1 + f1 + y.hi * l[2] + y.lo * l[1];
-    out = clean(fx_exp_dd_sum<5>(c));
-    return true;
+    return clean(fx_exp_dd_sum<5>(c));
 }
 
-// x^y for finite x > 0 and finite y: 2^n exp(f ln2 + y ln m) with y e = n + f exactly.
-// dd takes powf_dd, else the logarithm and the reduction in qd (powf_positive).
+// x^y for finite x > 0 and finite y: dd takes powf_dd; qd 2^n exp(f ln2 + y ln m) with
+// y e = n + f exactly (powf_positive).
 template <class T> __device__ __noinline__ T powf_positive(T x, T y) {
     typedef expansion<T> E;
     if constexpr (E::COMPONENTS == 2) {
-        dd_t d;
-        if (powf_dd(to_dd(x), to_dd(y), d)) return from_dd<T>(d);
-        qd_t r = powf_positive(qd_from_dd(to_dd(x)), qd_from_dd(to_dd(y)));
-        return clean(from_dd<T>(qd_to_dd(r)));
+        return from_dd<T>(powf_dd(to_dd(x), to_dd(y)));
     } else {
         int e;
         T d = split_exponent(x, e);

@@ -103,9 +103,11 @@ fn gpu_qd_functions_match_the_host_bit_for_bit() {
 /// The fixed-point paths of issue 16 on their own ranges, 200 000 arguments each: exp_m1, sinh,
 /// tanh and ln_1p over |x| in 2^[-30, 0) (exp_m1's fixed point from 2^-24 (qd) or 2^-12 (dd) to
 /// ln2/2, its series below; sinh and tanh through it, ln_1p's Newton steps through it), and
-/// powf with non-integer exponents (dd: `powf_dd` for |y| < 128, the qd route beyond): x in
-/// 2^[-60, 60) with |y| <= 130, the benchmark's x in [1/3, 2/3] with y in [1/14, 3/14], and
-/// |y ln x| up to 700; atan, asin, acos and atan2 over the paths of atan_fixed.rs and around them.
+/// powf with non-integer exponents (dd: `powf_dd`, the two-limb ln for |y| < 128, the four-limb
+/// one below 2^128, ln x = d - d^2/2 for x = 1 + d beyond): x in 2^[-60, 60) with |y| <= 130,
+/// the benchmark's x in [1/3, 2/3] with y in [1/14, 3/14], |y ln x| up to 700 over x in
+/// 2^[-1000, 1000), over 128 <= |y| < 10^6, over x = 1 + d with |d| in 2^[-300, -53) and
+/// over subnormal x; atan, asin, acos and atan2 over the paths of atan_fixed.rs and around them.
 fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
@@ -129,7 +131,39 @@ fn check_new_paths<T: HostFunctions>(gpu: &Gpu, seed: u64) -> Report {
     }
     let (mut a, mut b) = (Vec::with_capacity(M), Vec::with_capacity(M));
     while a.len() < M {
-        let (x, y) = match rng.gen_range(0..3) {
+        // dd's wider paths (four-limb ln for 128 <= |y| < 2^128, ln x = d - d^2/2 beyond,
+        // subnormal x): x = 1 + d exactly (its second limb d), y = t / d.
+        let near_one = match rng.gen_range(0..5) {
+            0 => Some(rng.gen_range(1.0..2.0) * 2f64.powi(-rng.gen_range(54..300))),
+            1 => Some(rng.gen_range(1.0..2.0) * 2f64.powi(-rng.gen_range(118..140))),
+            _ => None,
+        };
+        if let Some(d) = near_one {
+            let d = if rng.gen_bool(0.5) { -d } else { d };
+            let mut x = vec![0.0; <T as hpquad::gpu::GpuReal>::LIMBS];
+            x[0] = 1.0;
+            x[1] = d;
+            a.push(T::from_limbs(&x));
+            let y = rng.gen_range(-700.0..700.0) / d;
+            b.push(T::with_tail(&mut rng, y));
+            continue;
+        }
+        let (x, y) = match rng.gen_range(0..5) {
+            3 => {
+                // 128 <= |y| <= 2^20 with |y ln x| up to 700.
+                let y = rng.gen_range(128.0..1.0e6) * if rng.gen_bool(0.5) { -1.0 } else { 1.0 };
+                ((rng.gen_range(-700.0..700.0f64) / y).exp(), y)
+            }
+            4 => {
+                // Subnormal x (a double: no tail), |y ln x| up to 700.
+                let x = f64::from_bits(rng.gen_range(1..1u64 << 52));
+                let mut limbs = vec![0.0; <T as hpquad::gpu::GpuReal>::LIMBS];
+                limbs[0] = x;
+                a.push(T::from_limbs(&limbs));
+                let y = rng.gen_range(-700.0..700.0) / x.ln();
+                b.push(T::with_tail(&mut rng, y));
+                continue;
+            }
             0 => (
                 rng.gen_range(1.0..2.0) * 2f64.powi(rng.gen_range(-60..60)),
                 rng.gen_range(-130.0..130.0),

@@ -578,20 +578,13 @@ fn is_odd_integer<T: Expansion>(y: T) -> bool {
     y.hi().is_finite() && y.floor() == y && half.floor() != half
 }
 
-/// x^y for finite x > 0 and finite y: `x = 2^e m`, `y e = n + f` exactly with n an integer and
-/// |f| <= 1/2, then `x^y = 2^n exp(f ln2 + y ln m)`: the large part of the exponent, which no
-/// rounded logarithm could carry to the last bit, goes into the exact power of two.
-///
-/// The error is that of ln m times |y ln m| (up to 17 for |y| <= 50): a rounded dd logarithm
-/// would leave 2^-100 too narrow a margin, so dd takes `powf_dd` (the unrounded fixed-point
-/// logarithm) for |y| < 128 and this route in qd beyond and for subnormal x.
+/// x^y for finite x > 0 and finite y. Qd: `x = 2^e m`, `y e = n + f` exactly with n an
+/// integer and |f| <= 1/2, then `x^y = 2^n exp(f ln2 + y ln m)`: the large part of the
+/// exponent, which no rounded logarithm could carry to the last bit, goes into the exact power
+/// of two; the error is that of ln m times |y ln m| (up to 17 for |y| <= 50). Dd: `powf_dd`.
 fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     if T::COMPONENTS == 2 {
-        if let Some(r) = powf_dd(to_dd(x), to_dd(y)) {
-            return from_dd(r);
-        }
-        let r = powf_positive(Qd::from_dd(to_dd(x)), Qd::from_dd(to_dd(y)));
-        return clean(from_dd(r.to_dd()));
+        return from_dd(powf_dd(to_dd(x), to_dd(y)));
     }
     let (e, d) = split_exponent(x);
     let ef = e as f64;
@@ -630,36 +623,72 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
     clean(T::from_components(&r.0))
 }
 
-/// Below this |y| dd `powf` takes `powf_dd`.
+/// Below this |y| dd `powf` takes the two-limb logarithm, below `POWF_DD_Y_WIDE` the four-limb
+/// one.
 const POWF_DD_Y: f64 = 128.0;
 
-/// x^y = exp(y ln x) for a double-double x > 0 with a normal leading component and
-/// `|y| < 128`, all in the fixed-point machinery of `ln` and `exp`, or `None` elsewhere (the qd
-/// route of `powf_positive` then).
+/// From this |y| on, dd `powf` has a finite nonzero result only for x = 1 + d with
+/// |d| < 2^-118, and takes ln x = d - d^2/2.
+const POWF_DD_Y_WIDE: f64 = 3.402_823_669_209_385e38; // 2^128
+
+/// x^y = exp(y ln x) for a double-double x > 0 and a finite y, all in the fixed-point
+/// machinery of `ln` and `exp`.
 ///
-/// ln x comes unrounded from the fixed-point logarithm as three doubles (`ln_dd_pieces`, error
-/// below 2^-122 absolute, the ln2 of `e ln2` to 2^-128 times |e|); `y ln x` is formed as five
-/// doubles, the three leading products exact (`two_prod`), the rest below 2^-106 |y ln x| with
-/// a rounding error of 2^-159 |y ln x|, and the fixed-point exp converts their sum exactly. The
-/// error of the exponent, |y| 2^-122 + |y e| 2^-128 + 2^-150 |y ln x|, is below 2^-114 while the
-/// result is finite (|y e| < 1100 there), and is relative in the result.
-fn powf_dd(x: Dd, y: Dd) -> Option<Dd> {
-    // y is finite here (the device writes the same test as !(|y| < 128)).
-    if y.hi.abs() >= POWF_DD_Y || x.hi < f64::MIN_POSITIVE {
-        return None;
+/// ln x comes unrounded from the fixed-point logarithm as three doubles: from two limbs for
+/// |y| < 128 (`ln_dd_pieces`, absolute error below 2^-122 + |e| 2^-128 for x = 2^e m), from
+/// four for 128 <= |y| < 2^128 (`ln_dd_pieces_wide`, below 2^-245). `y ln x` is formed as five
+/// doubles, the three leading products exact (`two_prod`), the rest below 2^-104 |y ln x| with
+/// a rounding error of 2^-157 |y ln x|, and the fixed-point exp converts their sum exactly.
+/// The error of the exponent is below 2^-114 while the result is finite and nonzero
+/// (|y ln x| < 746, hence |y e| < 1100 for |y| >= 1 and |e| <= 1074 for a subnormal x, whose
+/// |y| is then below 1.06), and is relative in the result. From |y| = 2^128 on `powf_dd_near_one`.
+fn powf_dd(x: Dd, y: Dd) -> Dd {
+    let ay = y.hi.abs();
+    // y is finite here (the device writes the same tests as !(|y| < bound)).
+    if ay >= POWF_DD_Y_WIDE {
+        return powf_dd_near_one(x, y);
     }
-    let l = crate::log_fixed::ln_dd_pieces(x);
+    let l = if ay < POWF_DD_Y {
+        crate::log_fixed::ln_dd_pieces(x)
+    } else {
+        crate::log_fixed::ln_dd_pieces_wide(x)
+    };
     let (p0, e0) = crate::eft::two_prod(y.hi, l[0]);
     if p0 > EXP_OVERFLOW + 1e-3 {
-        return Some(Dd::INFINITY);
+        return Dd::INFINITY;
     }
     if p0 < EXP_UNDERFLOW {
-        return Some(Dd::ZERO);
+        return Dd::ZERO;
     }
     let (p1, e1) = crate::eft::two_prod(y.hi, l[1]);
     let (q1, f1) = crate::eft::two_prod(y.lo, l[0]);
     let s = e1 + f1 + y.hi * l[2] + y.lo * l[1];
-    Some(clean(crate::exp_fixed::exp_dd_sum(&[p0, e0, p1, q1, s])))
+    clean(crate::exp_fixed::exp_dd_sum(&[p0, e0, p1, q1, s]))
+}
+
+/// x^y for |y| >= 2^128 (finite). Unless x = 1 + d (x.hi = 1, d = x.lo), |ln x| > 2^-55 and
+/// |y ln x| > 2^73: the result overflows or underflows by the sign of y ln x. Otherwise
+/// `y ln x = y d - y d^2/2` as four doubles (two exact products, `y d^2/2` below 2^-109.5 once
+/// |y d| < 746, so |d| < 2^-118; the next term, `y d^3/3`, is below 2^-226).
+fn powf_dd_near_one(x: Dd, y: Dd) -> Dd {
+    if x.hi != 1.0 {
+        return if (x.hi > 1.0) == (y.hi > 0.0) {
+            Dd::INFINITY
+        } else {
+            Dd::ZERO
+        };
+    }
+    let d = x.lo;
+    let (p0, e0) = crate::eft::two_prod(y.hi, d);
+    if p0 > EXP_OVERFLOW + 1e-3 {
+        return Dd::INFINITY;
+    }
+    if p0 < EXP_UNDERFLOW {
+        return Dd::ZERO;
+    }
+    let (q, f) = crate::eft::two_prod(y.lo, d);
+    let r = -0.5 * (p0 * d);
+    clean(crate::exp_fixed::exp_dd_sum(&[p0, e0, q, f + r]))
 }
 
 /// x^y with f64::powf's special cases.

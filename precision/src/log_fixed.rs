@@ -735,9 +735,19 @@ fn ln_fixed<const N: usize>(
 }
 
 /// `(negative, |ln x|)` as `ln_fixed`, whatever the size of |ln x|: its error is absolute.
+/// Also for a subnormal leading component (a double, since the trailing ones would lie below
+/// 2^-1074).
 #[inline(always)]
 fn ln_fixed_abs<const N: usize>(c: &[f64], ln_1p: fn([u64; N]) -> [u64; N]) -> (bool, Wide) {
-    let mut e = ((c[0].to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let bits = c[0].to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    // A subnormal leading component (dd powf takes this path for every positive x) has no
+    // hidden bit: e is the exponent of its leading bit, so that m below lies in [1, 2) too.
+    let mut e = if field == 0 {
+        63 - (bits & 0x000f_ffff_ffff_ffff).leading_zeros() as i32 - 1074
+    } else {
+        field - 1023
+    };
     // m = x 2^-e, exact for every component that matters (the scaling is exact unless a
     // component falls far below 2^-64N).
     let mut w: Wide = [0; 5];
@@ -824,14 +834,38 @@ pub(crate) fn ln_dd(x: Dd) -> Option<Dd> {
     Some(if negative { -r } else { r })
 }
 
-/// ln x for a finite positive double-double with a normal leading component as three doubles
-/// whose sum is the fixed-point value exactly (its 139 bits at most, from the leading bit): an
-/// absolute error of a few tens of units of 2^-128 whatever the size of ln x, for `powf`, which
-/// multiplies it by |y| < 128 and needs the product to 2^-112 absolute.
+/// ln x for a finite positive double-double as three doubles whose sum is the two-limb
+/// fixed-point value exactly (its 139 bits at most, from the leading bit): an absolute error of
+/// a few tens of units of 2^-128 plus |e| 2^-128 for x = 2^e m (ln2 cut to two limbs),
+/// whatever the size of ln x, for `powf`, which multiplies it by |y| < 128 and needs the
+/// product to 2^-112 absolute.
 pub(crate) fn ln_dd_pieces(x: Dd) -> [f64; 3] {
     let (negative, t) = ln_fixed_abs::<2>(&[x.hi, x.lo], ln_1p_2);
-    let p = leading_bit::<2>(&t);
-    let c = |k: i32| chunk_scaled(&t, p - 52 - 53 * k, 53, -128);
+    pieces::<2>(negative, &t)
+}
+
+/// ln x as `ln_dd_pieces` from the four-limb fixed-point logarithm: absolute error below
+/// 2^-245 (tens of units of 2^-256, |e| 2^-257 from ln2), for `powf` with
+/// 128 <= |y| < 2^128, where the three leading 53-bit pieces carry |y ln x| <= 746 to
+/// 2^-149.
+pub(crate) fn ln_dd_pieces_wide(x: Dd) -> [f64; 3] {
+    let (negative, t) = ln_fixed_abs::<4>(&[x.hi, x.lo], ln_1p_4);
+    pieces::<4>(negative, &t)
+}
+
+/// The three leading 53-bit pieces of `±|ln x|` (N limbs after the point), from its leading
+/// bit wherever it lies (|ln x| may be far below 2^-64: x near 1, for large |y|); bits below
+/// the last limb count as zero.
+#[inline(always)]
+fn pieces<const N: usize>(negative: bool, t: &Wide) -> [f64; 3] {
+    let mut p = 63;
+    for k in (0..=N).rev() {
+        if t[k] != 0 {
+            p = 64 * k as i32 + 63 - t[k].leading_zeros() as i32;
+            break;
+        }
+    }
+    let c = |k: i32| chunk_scaled(t, p - 52 - 53 * k, 53, -64 * N as i32);
     if negative {
         [-c(0), -c(1), -c(2)]
     } else {

@@ -359,8 +359,9 @@ macro_rules! exp_log_tests {
             #[test]
             fn powf_large_exponent() {
                 // |y ln x| up to 700 (results from 2^-1010 to 2^1010): x over 2^[-1000,1000)
-                // with y = t / ln x, |t| <= 700, and x near 1 with |y| up to 2^40 (in dd the
-                // fixed-point route for |y| < 128, the qd route beyond).
+                // with y = t / ln x, |t| <= 700, x near 1 with |y| up to 2^50 and 2^310 (in dd
+                // the two-limb logarithm for |y| < 128, the four-limb one below 2^128, ln x as
+                // d - d^2/2 beyond), and subnormal x.
                 check2(
                     "powf |y ln x|<=700, x in 2^[-1000,1000)",
                     22,
@@ -381,6 +382,32 @@ macro_rules! exp_log_tests {
                     FULL,
                     |r| {
                         let x = T::ONE + random::<T>(r, -40..-1, true);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+                check2(
+                    "powf |y ln x|<=700, x = 1 +- 2^[-300,-54)",
+                    24,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = T::ONE + random::<T>(r, -300..-54, true);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+                check2(
+                    "powf |y ln x|<=700, x subnormal",
+                    25,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = random::<T>(r, -1074..-1022, false);
                         let t = uniform::<T>(r, -700.0, 700.0);
                         (x, t / x.ln())
                     },

@@ -56,7 +56,7 @@ const LIMB_TABLES: [(&str, &str, &str, usize); 19] = [
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 10] = [
+const SCALARS: [(&str, &str, &str); 11] = [
     (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
     (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
     (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
@@ -65,6 +65,7 @@ const SCALARS: [(&str, &str, &str); 10] = [
     (EXP_LOG_RS, "EXP_OVERFLOW", "HPQ_EXP_OVERFLOW"),
     (EXP_LOG_RS, "EXP_UNDERFLOW", "HPQ_EXP_UNDERFLOW"),
     (EXP_LOG_RS, "POWF_DD_Y", "HPQ_POWF_DD_Y"),
+    (EXP_LOG_RS, "POWF_DD_Y_WIDE", "HPQ_POWF_DD_Y_WIDE"),
     (ATAN_FIXED_RS, "QD_RATIO_LIMIT", "HPQ_QD_RATIO_LIMIT"),
     (ATAN_FIXED_RS, "DD_RATIO_LIMIT", "HPQ_DD_RATIO_LIMIT"),
 ];
