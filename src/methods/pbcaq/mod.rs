@@ -315,6 +315,25 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
     config.validate()?;
     require_1d(f)?;
     let pair = Pair::<T>::new(config.rule, config.gauss_points)?;
+    match config.scheme {
+        Scheme::Caq | Scheme::Scaq | Scheme::Bcaq => {
+            run_scheme(f, backend, interval, config, options, &pair)
+        }
+        // The whole run on a thread of the backend's pool, so that each parallel step starts
+        // from a worker (see Backend::within): the steps are the same wherever the run is.
+        _ => backend.within(|| run_scheme(f, backend, interval, config, options, &pair)),
+    }
+}
+
+/// [`pbcaq`] after its checks, with its pair.
+fn run_scheme<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    config: &Config,
+    options: &Options,
+    pair: &Pair<T>,
+) -> Result<Outcome<T>> {
     oriented(interval, config.scheme.name(), |a, b| {
         let scale = a.abs().max(b.abs()).to_f64();
         let min_width = config.min_width.unwrap_or_else(|| {
@@ -324,7 +343,7 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
         let mut run = Run {
             f,
             backend,
-            pair: &pair,
+            pair,
             a,
             b,
             span: (b - a).to_f64(),
