@@ -678,15 +678,13 @@ fn largest_function_5() -> Case {
         .expect("function 5 on [0, 30] is in the suite")
 }
 
-/// PBCAQ's region steps on the GPU by region size (`GPU_REGION_POINTS` is chosen from these
-/// figures): whole runs of function 5 over [0, 30] with the trapezoid–Simpson pair, the CPU's
-/// regions on all cores first, then the GPU's region kernel with regions of 2^11 to 2^19
-/// intervals, each after a warm-up run (the kernel's compilation or its load from the disk
-/// cache). Each line: the whole time, the time in the region steps (a step's cost: launch,
-/// kernel, copy back), the host's share, steps and evaluations.
+/// The fixed cost of a PBCAQ call on the GPU, by phase: backends made afresh, the region
+/// kernel's source generated, a fresh backend's first and second steps, whole calls through
+/// `Integral` (a backend per call, as `hpquad` makes), and one region step by size on one
+/// backend (its kernels and buffers kept), after a warm-up run that compiles the kernels.
 #[test]
 #[ignore = "needs a CUDA device"]
-fn gpu_pbcaq_region_profile() {
+fn gpu_pbcaq_call_profile() {
     use hpquad::backend::Backend;
     use hpquad::gpu::GpuBackend;
     use hpquad::methods::pbcaq::region::{Cut, Region};
@@ -804,6 +802,21 @@ fn gpu_pbcaq_region_profile() {
             );
         }
     }
+}
+
+/// PBCAQ's region steps on the GPU by region size (`GPU_REGION_POINTS` is chosen from these
+/// figures): whole runs of function 5 over [0, 30] with the trapezoid–Simpson pair, the CPU's
+/// regions on all cores first, then the GPU's region kernel with regions of 2^11 to 2^19
+/// intervals, each after a warm-up run (the kernel's compilation or its load from the disk
+/// cache). Each line: the whole time, the time in the region steps (a step's cost: launch,
+/// kernel, copy back), the host's share, steps and evaluations.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_pbcaq_region_profile() {
+    use hpquad::gpu::GpuBackend;
+    let case = largest_function_5();
+    let gpu = || GpuBackend::new(0).expect("a CUDA device");
+    profile::<f64, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<Dd, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<f64, _>(
         CpuBackend::new(0).expect("a pool"),
@@ -860,7 +873,7 @@ fn pbcaq_cpu_scaling() {
         times.sort_by(|a, b| a.0.total_cmp(&b.0));
         times.swap_remove(1)
     };
-    for intervals in [None, Some(1 << 13), Some(1 << 15)] {
+    for intervals in [Some(1 << 11), None, Some(1 << 15)] {
         let config = |scheme| Config {
             region_intervals: intervals,
             ..trapezoid_simpson(scheme)
@@ -903,10 +916,10 @@ fn parallel_schemes_keep_the_cpus_regions_where_lists_stay_on_the_cpu() {
             region_intervals::<Qd>(rule, None)
         );
     }
-    // Trapezoid–Simpson: 2048 intervals (4097 points) on the CPU.
+    // Trapezoid–Simpson: 8192 intervals (16 385 points) on the CPU.
     assert_eq!(
         region_intervals::<f64>(IntervalRule::TrapezoidSimpson, None),
-        2048
+        8192
     );
 }
 
