@@ -158,6 +158,15 @@ pub trait Backend: Sync {
         self.device_for_points::<T, F>(f, region.points())
     }
 
+    /// Runs `job`, a method's whole run of many small parallel steps, where those steps are
+    /// cheapest to start: the CPU backend runs it on a thread of its pool, so that each step's
+    /// parallel loop starts from a worker (no hand-over into the pool and no wake-up of a
+    /// blocked caller, tens of microseconds a step). The result does not depend on it. The
+    /// default runs `job` on the calling thread.
+    fn within<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        job()
+    }
+
     /// The Genz–Malik rule's class sums and fourth differences on each region of a list
     /// ([`RuleSums`]): what a round of an adaptive cubature asks of the device. `centers` and
     /// `halfwidths` hold `f.dims()` values a region, region-major; `constants` are λ2, λ3, λ4,

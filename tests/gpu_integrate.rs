@@ -417,6 +417,71 @@ fn region_kernel_agrees<T: Real>(
     }
 }
 
+/// One trapezoid–Simpson block step of 2^12 intervals over [0, 5] on `backend`.
+fn one_region_step<T: Real, B: Backend>(
+    backend: &B,
+    f: &Expr,
+) -> hpquad::methods::pbcaq::region::RegionSums<T> {
+    use hpquad::methods::pbcaq::region::{Cut, Region};
+    use hpquad::methods::pbcaq::Pair;
+    let pair = Pair::<T>::TrapezoidSimpson;
+    let region = Region::new(&pair, T::zero(), T::from_i64(5), 1 << 12, Cut::Block);
+    backend.region_step(f, &region).unwrap()
+}
+
+/// One GPU backend keeps the region kernels of each integrand and precision apart (a step
+/// finds its kernels by precision and tape): steps of two integrands in dd and qd,
+/// interleaved twice, each with the CPU's bits and within its error of its own integral
+/// over [0, 5] (e^(-3x) cos(5πx): 3 (1 + e^-15) / (9 + 25π²); e^(2x) sin(3x):
+/// (e^10 (2 sin 15 - 3 cos 15) + 3) / 13).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_region_kernels_are_kept_per_integrand_and_precision() {
+    fn agree<T: Real>(gpu: &GpuBackend, cpu: &CpuBackend, f: &Expr, exact: T) {
+        let (on_gpu, on_cpu) = (
+            one_region_step::<T, _>(gpu, f),
+            one_region_step::<T, _>(cpu, f),
+        );
+        let value = T::from_accumulator(on_gpu.value);
+        assert_eq!(value, T::from_accumulator(on_cpu.value), "{}", T::NAME);
+        assert_eq!(
+            on_gpu.error.to_bits(),
+            on_cpu.error.to_bits(),
+            "{}",
+            T::NAME
+        );
+        let actual = (value - exact).abs().to_f64();
+        assert!(
+            actual <= on_gpu.error,
+            "{} {actual:e} > {:e}",
+            T::NAME,
+            on_gpu.error
+        );
+    }
+    fn exact<T: Real>(which: usize) -> T {
+        let three = T::from_i64(3);
+        if which == 0 {
+            (T::from_i64(-15).exp() + 1.0) * 3.0 / (T::pi() * T::pi() * 25.0 + 9.0)
+        } else {
+            let fifteen = T::from_i64(15);
+            (T::from_i64(10).exp() * (fifteen.sin() * 2.0 - fifteen.cos() * three) + three)
+                / T::from_i64(13)
+        }
+    }
+    let gpu = gpu_backend();
+    let cpu = CpuBackend::new(0).unwrap();
+    let integrands = [
+        Expr::parse("exp(-3*x)*cos(5*pi*x)", 1).unwrap(),
+        Expr::parse("exp(2*x)*sin(3*x)", 1).unwrap(),
+    ];
+    for _ in 0..2 {
+        for (which, f) in integrands.iter().enumerate() {
+            agree::<Dd>(&gpu, &cpu, f, exact(which));
+            agree::<Qd>(&gpu, &cpu, f, exact(which));
+        }
+    }
+}
+
 /// e^(-3x) cos(5πx) over [0, 10], 3 (1 - e^-30) / (9 + 25π²), with the trapezoid–Simpson pair
 /// in regions of 2^12 intervals.
 fn region_kernels_agree<T: Real>(relative: f64) {

@@ -262,6 +262,38 @@ fn same_bits_for_any_thread_count() {
     }
 }
 
+/// Block cutting with the trapezoid–Simpson pair, whose parallel step evaluates and folds
+/// whole warps of intervals in one pass (src/methods/pbcaq/region.rs, `step_by_warps`): the
+/// same bits as BCAQ on the calling thread for any pool, with regions whose last group and
+/// last warp are cut short (600 and 1000 intervals) and the default (2048), in dd and f64;
+/// each run within its error of the closed form.
+#[test]
+fn trapezoid_simpson_block_steps_give_the_same_bits_on_any_pool() {
+    fn same<T: Real>(case: &Case, intervals: Option<usize>, relative: f64) {
+        let options = options(Some(relative));
+        let config = |scheme| Config {
+            region_intervals: intervals,
+            ..trapezoid_simpson(scheme)
+        };
+        let serial = run::<T>(case, &config(Scheme::Bcaq), &options, 1);
+        check(case, "bcaq trapezoid-simpson", &options, &serial);
+        for threads in [1, 2, 3, 4] {
+            let other = run::<T>(case, &config(Scheme::Pbcaq), &options, threads);
+            let what = format!("{} {} {intervals:?} {threads}", case.name, T::NAME);
+            assert_eq!(serial.value, other.value, "{what}");
+            assert_eq!(serial.error.to_bits(), other.error.to_bits(), "{what}");
+            assert_eq!(serial.evaluations, other.evaluations, "{what}");
+        }
+    }
+    let cases = table2();
+    for case in [&cases[0], &cases[12]] {
+        for intervals in [Some(600), Some(1000), None] {
+            same::<Dd>(case, intervals, 1e-7);
+            same::<f64>(case, intervals, 1e-7);
+        }
+    }
+}
+
 #[test]
 fn pbcaq_r_is_reproducible_with_its_seed() {
     let cases = table2();
@@ -586,6 +618,9 @@ impl<B: hpquad::backend::Backend> hpquad::backend::Backend for Timed<B> {
     ) -> std::sync::Arc<str> {
         self.inner.device_for_region::<T, F>(f, region)
     }
+    fn within<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        self.inner.within(job)
+    }
 }
 
 /// One profiled PBCAQ run with the trapezoid–Simpson pair and regions of `intervals`
@@ -643,15 +678,13 @@ fn largest_function_5() -> Case {
         .expect("function 5 on [0, 30] is in the suite")
 }
 
-/// PBCAQ's region steps on the GPU by region size (`GPU_REGION_POINTS` is chosen from these
-/// figures): whole runs of function 5 over [0, 30] with the trapezoid–Simpson pair, the CPU's
-/// regions on all cores first, then the GPU's region kernel with regions of 2^11 to 2^19
-/// intervals, each after a warm-up run (the kernel's compilation or its load from the disk
-/// cache). Each line: the whole time, the time in the region steps (a step's cost: launch,
-/// kernel, copy back), the host's share, steps and evaluations.
+/// The fixed cost of a PBCAQ call on the GPU, by phase: backends made afresh, the region
+/// kernel's source generated, a fresh backend's first and second steps, whole calls through
+/// `Integral` (a backend per call, as `hpquad` makes), and one region step by size on one
+/// backend (its kernels and buffers kept), after a warm-up run that compiles the kernels.
 #[test]
 #[ignore = "needs a CUDA device"]
-fn gpu_pbcaq_region_profile() {
+fn gpu_pbcaq_call_profile() {
     use hpquad::backend::Backend;
     use hpquad::gpu::GpuBackend;
     use hpquad::methods::pbcaq::region::{Cut, Region};
@@ -674,9 +707,71 @@ fn gpu_pbcaq_region_profile() {
         );
         drop(g);
     }
+    // The phases of a call's fixed cost: the region kernel's source generated (what every
+    // new backend paid before the process kept its sources), a fresh backend's first step
+    // (kernels found, buffers allocated) and its second, and whole calls through `Integral`
+    // (a backend made per call, as `hpquad` does) whose work is one or two steps.
+    let f = Expr::parse(&case.expression, 1).expect("parses");
+    for _ in 0..3 {
+        let start = Instant::now();
+        let code = hpquad::expr::cuda::integrand::<f64>(f.tape()).expect("generates");
+        let source = hpquad::gpu::Gpu::region_source::<f64>(&code).expect("a source");
+        println!(
+            "SETUP region source generated in {:.0} µs ({} bytes)",
+            start.elapsed().as_secs_f64() * 1e6,
+            source.len()
+        );
+    }
+    {
+        let pair = Pair::<f64>::TrapezoidSimpson;
+        let region = Region::new(&pair, 0.0, 30.0, 1 << 11, Cut::Block);
+        for _ in 0..3 {
+            let start = Instant::now();
+            let g = gpu();
+            let made = start.elapsed();
+            g.region_step(&f, &region).expect("steps");
+            let first = start.elapsed() - made;
+            let start = Instant::now();
+            g.region_step(&f, &region).expect("steps");
+            println!(
+                "SETUP fresh GpuBackend: made in {:.0} µs, first step {:.0} µs, second {:.0} µs",
+                made.as_secs_f64() * 1e6,
+                first.as_secs_f64() * 1e6,
+                start.elapsed().as_secs_f64() * 1e6
+            );
+        }
+    }
+    for device in [hpquad::Device::Gpu, hpquad::Device::Cpu] {
+        let integral = Integral::new("exp(-3*x)*cos(5*pi*x)")
+            .expect("parses")
+            .bounds("0", "1")
+            .method(Method::Adaptive {
+                scheme: Scheme::Pbcaq,
+                rule: IntervalRule::TrapezoidSimpson,
+            })
+            .precision(Precision::F64)
+            .device(device)
+            .tolerance(1e-6);
+        integral.compute().expect("integrates");
+        let mut runs: Vec<(f64, f64, u32)> = (0..7)
+            .map(|_| {
+                let e = integral.compute().expect("integrates");
+                let steps: f64 = e.stages.iter().map(|s| s.elapsed.as_secs_f64()).sum();
+                (e.elapsed.as_secs_f64(), steps, e.levels)
+            })
+            .collect();
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (total, steps, levels) = runs[3];
+        println!(
+            "CALL {device:?} pbcaq f64 [0, 1] 1e-6: {:.0} µs a call (median of 7), {:.0} µs in \
+             its {levels} steps, {:.0} µs outside them",
+            total * 1e6,
+            steps * 1e6,
+            (total - steps) * 1e6
+        );
+    }
     // One region step by size on one backend (its buffers and kernel kept): the first step
     // (the source, the module, the buffers) and the median of 20 after it, both pairs.
-    let f = Expr::parse(&case.expression, 1).expect("parses");
     let g = gpu();
     for (name, pair) in [
         ("ts", Pair::<f64>::TrapezoidSimpson),
@@ -707,6 +802,21 @@ fn gpu_pbcaq_region_profile() {
             );
         }
     }
+}
+
+/// PBCAQ's region steps on the GPU by region size (`GPU_REGION_POINTS` is chosen from these
+/// figures): whole runs of function 5 over [0, 30] with the trapezoid–Simpson pair, the CPU's
+/// regions on all cores first, then the GPU's region kernel with regions of 2^11 to 2^19
+/// intervals, each after a warm-up run (the kernel's compilation or its load from the disk
+/// cache). Each line: the whole time, the time in the region steps (a step's cost: launch,
+/// kernel, copy back), the host's share, steps and evaluations.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_pbcaq_region_profile() {
+    use hpquad::gpu::GpuBackend;
+    let case = largest_function_5();
+    let gpu = || GpuBackend::new(0).expect("a CUDA device");
+    profile::<f64, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<Dd, _>(gpu(), &case, 1e-6, Some(1 << 17), "warm-up");
     profile::<f64, _>(
         CpuBackend::new(0).expect("a pool"),
@@ -730,6 +840,67 @@ fn gpu_pbcaq_region_profile() {
     }
 }
 
+/// PBCAQ over the CPU's pool against BCAQ on the calling thread (the issue's goal: at least
+/// 0.8 × threads times BCAQ's speed), by region size and thread count: e^(-3x) cos(5πx) over
+/// [0, 20] with the trapezoid–Simpson pair at 1e-9 in f64, the median of three runs each.
+/// Each line: the time, the speedup over BCAQ, its share of the threads, steps, evaluations.
+#[test]
+#[ignore = "timing; cargo test --release --test pbcaq -- --ignored --nocapture scaling"]
+fn pbcaq_cpu_scaling() {
+    let case = table2()
+        .into_iter()
+        .find(|c| c.expression.contains("cos(5*pi*x)") && c.to == "20")
+        .expect("function 5 on [0, 20] is in the suite");
+    let options = Options {
+        relative: Some(1e-9),
+        max_evaluations: 1 << 33,
+        ..Options::default()
+    };
+    let cores = CpuBackend::new(0).expect("a pool").threads();
+    let mut counts: Vec<usize> = [2, 4, 8, 16, cores]
+        .into_iter()
+        .filter(|&n| n <= cores)
+        .collect();
+    counts.dedup();
+    let median = |config: &Config, threads: usize| {
+        let mut times: Vec<(f64, Outcome<f64>)> = (0..3)
+            .map(|_| {
+                let start = Instant::now();
+                let out = run::<f64>(&case, config, &options, threads);
+                (start.elapsed().as_secs_f64(), out)
+            })
+            .collect();
+        times.sort_by(|a, b| a.0.total_cmp(&b.0));
+        times.swap_remove(1)
+    };
+    for intervals in [Some(1 << 11), None, Some(1 << 15)] {
+        let config = |scheme| Config {
+            region_intervals: intervals,
+            ..trapezoid_simpson(scheme)
+        };
+        let (serial, out) = median(&config(Scheme::Bcaq), 1);
+        check(&case, "bcaq", &options, &out);
+        let size = intervals.map_or("default".to_string(), |n| n.to_string());
+        println!(
+            "SCALING {size:>7} intervals bcaq      1 thread : {:>8.1} ms, {} steps, {} points",
+            serial * 1e3,
+            out.levels,
+            out.evaluations
+        );
+        for &threads in &counts {
+            let (time, other) = median(&config(Scheme::Pbcaq), threads);
+            assert_eq!(other.value, out.value, "the pool changed the bits");
+            println!(
+                "SCALING {size:>7} intervals pbcaq {threads:>6} threads: {:>8.1} ms, {:>5.1}x \
+                 bcaq, {:>4.0}% of {threads}x",
+                time * 1e3,
+                serial / time,
+                100.0 * serial / time / threads as f64
+            );
+        }
+    }
+}
+
 #[test]
 fn parallel_schemes_keep_the_cpus_regions_where_lists_stay_on_the_cpu() {
     use hpquad::methods::pbcaq::{device_region_intervals, region_intervals};
@@ -745,10 +916,10 @@ fn parallel_schemes_keep_the_cpus_regions_where_lists_stay_on_the_cpu() {
             region_intervals::<Qd>(rule, None)
         );
     }
-    // Trapezoid–Simpson: 2048 intervals (4097 points) on the CPU.
+    // Trapezoid–Simpson: 8192 intervals (16 385 points) on the CPU.
     assert_eq!(
         region_intervals::<f64>(IntervalRule::TrapezoidSimpson, None),
-        2048
+        8192
     );
 }
 

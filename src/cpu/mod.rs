@@ -143,6 +143,15 @@ impl Backend for CpuBackend {
         self.pool.install(|| region.step_parallel(f))
     }
 
+    /// On a thread of the pool (see [`Backend::within`]); on the calling thread for one.
+    fn within<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        if self.threads() == 1 {
+            job()
+        } else {
+            self.pool.install(job)
+        }
+    }
+
     /// The regions spread over the pool's threads, one region a task: each region's points
     /// are evaluated and summed on one thread in the order of its points, so the sums have the
     /// same bits for any thread count.

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use precision::{Dd, Qd, Real};
 
+use super::launch::RegionKernels;
 use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_RULE_DIMS};
 use crate::backend::{non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid};
 use crate::cpu::CpuBackend;
@@ -27,9 +28,27 @@ pub struct GpuBackend {
     gpu: Gpu,
     /// `gpu N (name)`, for the per-stage records.
     name: Arc<str>,
-    /// Complete kernel sources by kernel, precision and integrand body: generating the source
-    /// of a qd integrand with functions re-inlines ~100 kB of headers, done once.
-    sources: Mutex<HashMap<SourceKey, Arc<String>>>,
+    /// The region kernels of the integrands this backend has stepped, by precision and tape
+    /// (the most recent last, at most [`REGION_KERNELS_KEPT`]): a step finds its kernels by
+    /// comparing tapes, without generating the integrand's code or its source again.
+    region_kernels: Mutex<Vec<RegionEntry>>,
+}
+
+/// The region kernels of one integrand in one precision: the precision's name, the tape, the
+/// kernels.
+type RegionEntry = (&'static str, Tape, Arc<RegionKernels>);
+
+/// The integrands whose region kernels a backend keeps at hand.
+const REGION_KERNELS_KEPT: usize = 8;
+
+/// Complete kernel sources by kernel, precision and integrand body, for the whole process:
+/// generating a source with the function tables takes 6–10 ms (most of it the tables, read
+/// from precision/'s source; measured on the 2-core development machine), which a backend
+/// made per call (`hpquad`, `Integral::compute`) paid on every call while the cache was the
+/// backend's own.
+fn sources() -> &'static Mutex<HashMap<SourceKey, Arc<String>>> {
+    static SOURCES: OnceLock<Mutex<HashMap<SourceKey, Arc<String>>>> = OnceLock::new();
+    SOURCES.get_or_init(Default::default)
 }
 
 /// A kernel source's identity: which kernel, the precision's name, the number of variables,
@@ -58,7 +77,7 @@ impl GpuBackend {
         Ok(GpuBackend {
             gpu,
             name,
-            sources: Mutex::new(HashMap::new()),
+            region_kernels: Mutex::new(Vec::new()),
         })
     }
 
@@ -78,10 +97,10 @@ impl GpuBackend {
         })
     }
 
-    /// The source of `kernel` for `tape` in `G`, from the cache or generated now.
+    /// The source of `kernel` for `tape` in `G`, from the process's cache or generated now.
     fn source<G: Real + GpuReal>(&self, kernel: Kernel, tape: &Tape) -> Result<Arc<String>> {
         let code = cuda::integrand::<G>(tape).map_err(|e| Error::Gpu(e.to_string()))?;
-        let mut sources = self.sources.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sources = sources().lock().unwrap_or_else(|p| p.into_inner());
         let key = (kernel, <G as GpuReal>::NAME, code.dims, code.body.clone());
         if let Some(s) = sources.get(&key) {
             return Ok(s.clone());
@@ -182,8 +201,8 @@ impl GpuBackend {
         region: &Region<'_, T>,
     ) -> Result<RegionSums<T>> {
         let tape = Self::tape_of(f)?;
-        let source = self.source_in::<T>(Kernel::Region, tape)?;
-        let out = self.gpu.region_of_source(&source, region)?;
+        let kernels = self.region_kernels_of::<T>(tape)?;
+        let out = self.gpu.region_step(&kernels, region)?;
         if let Some(k) = out.bad {
             let x = region.point(k as usize);
             let mut y = [T::zero()];
@@ -191,6 +210,31 @@ impl GpuBackend {
             return Err(non_finite(x, y[0]));
         }
         Ok(super::region::region_sums(&out))
+    }
+}
+
+impl GpuBackend {
+    /// The region kernels of `tape` in `T`: kept from an earlier step, else from the source
+    /// (the process's cache) and the compiler's module cache, and kept.
+    fn region_kernels_of<T: Real>(&self, tape: &Tape) -> Result<Arc<RegionKernels>> {
+        let mut kept = self
+            .region_kernels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, kernels)) = kept
+            .iter()
+            .rev()
+            .find(|(name, t, _)| *name == T::NAME && t == tape)
+        {
+            return Ok(kernels.clone());
+        }
+        let source = self.source_in::<T>(Kernel::Region, tape)?;
+        let kernels = Arc::new(self.gpu.region_kernels::<T>(&source)?);
+        if kept.len() == REGION_KERNELS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((T::NAME, tape.clone(), kernels.clone()));
+        Ok(kernels)
     }
 }
 
@@ -585,6 +629,11 @@ impl Backend for HybridBackend {
             Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),
         }
+    }
+
+    /// The CPU's: steps that go to the GPU are issued from a thread of the CPU's pool as well.
+    fn within<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        self.cpu.within(job)
     }
 
     /// The GPU's size when a list of that size would go to the GPU, else the CPU's (0): a

@@ -37,14 +37,11 @@ impl Gpu {
         )
     }
 
-    /// One region step of its pair, the integrand compiled into `source`
-    /// ([`Gpu::region_source`] for `T`): the groups' partial sums, the first accepted interval
-    /// and the first point whose value is not finite (by index in the region's list).
-    pub(crate) fn region_of_source<T: Real>(
-        &self,
-        source: &str,
-        region: &Region<'_, T>,
-    ) -> Result<RegionOutput> {
+    /// The region kernels of `source` ([`Gpu::region_source`] for `T`): the module from the
+    /// compiler's cache (or compiled now) and its two functions. A caller keeps them for the
+    /// steps of an integrand, so that a step neither regenerates nor compares the source (a
+    /// few hundred kB with the function tables).
+    pub(crate) fn region_kernels<T: Real>(&self, source: &str) -> Result<RegionKernels> {
         let module = self
             .compiler
             .module(&format!("hpquad_region_{}.cu", T::NAME), source)?;
@@ -55,6 +52,24 @@ impl Gpu {
                 T::NAME,
                 T::LIMBS,
                 kernels.limbs()
+            )));
+        }
+        Ok(kernels)
+    }
+
+    /// One region step of its pair in `kernels` ([`Gpu::region_kernels`] for `T`): the
+    /// groups' partial sums, the first accepted interval and the first point whose value is
+    /// not finite (by index in the region's list).
+    pub(crate) fn region_step<T: Real>(
+        &self,
+        kernels: &RegionKernels,
+        region: &Region<'_, T>,
+    ) -> Result<RegionOutput> {
+        if kernels.limbs() != T::LIMBS {
+            return Err(GpuError::Invalid(format!(
+                "region kernels of {} limbs were given a region in {}",
+                kernels.limbs(),
+                T::NAME
             )));
         }
         let mut bounds = Vec::with_capacity(3 * T::LIMBS);
@@ -79,7 +94,7 @@ impl Gpu {
         let mut buffers = self.regions.lock().unwrap_or_else(|p| p.into_inner());
         launch::region_step(
             &self.stream,
-            &kernels,
+            kernels,
             &mut buffers,
             pair,
             &bounds,

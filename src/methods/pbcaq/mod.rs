@@ -43,11 +43,14 @@
 //! qd.
 //!
 //! α·β ([`region_intervals`]): the paper fixes 2048 blocks of 256 threads for its GPU. Here a
-//! region is cut into the largest power of two of intervals whose points fit
-//! [`REGION_POINTS`] (4096: 8 of the CPU backend's 512-point chunks, so 2 to 8 threads share
-//! a region evenly): 128 intervals of G10–K21 (f64), 64 of G20–K41 (dd, qd) or 2048 of
-//! trapezoid–Simpson. It does not depend on the thread count, so the result has the same bits
-//! for any number of threads; a [`Config`] may set it.
+//! region is cut into the largest power of two of intervals whose points fit the rule's
+//! budget: [`REGION_POINTS`] (4096) for Gauss–Kronrod, 128 intervals of G10–K21 (f64) or 64 of
+//! G20–K41 (dd, qd), where one region often holds the whole integral and a larger one would
+//! only cost evaluations; [`TRAPEZOID_SIMPSON_REGION_POINTS`] (2^14) for trapezoid–Simpson,
+//! 8192 intervals, whose workloads are large (the paper's regime): there a step of 4097 points
+//! costs the pool a fork and join that 16 threads cannot amortise, and a step of 16 385 does.
+//! It does not depend on the thread count, so the result has the same bits for any number of
+//! threads; a [`Config`] may set it.
 //!
 //! Regions for a device ([`device_region_intervals`]): when the backend would run a region
 //! step of [`GPU_REGION_POINTS`] on another device than a step of one interval (the hybrid
@@ -118,8 +121,19 @@ use region::{Cut, Region, RegionSums};
 /// The seed of PBCAQr's coin when none is given: the digits of π after the point.
 pub const DEFAULT_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
-/// The points a region is cut to fit, when [`Config::region_intervals`] is not given.
+/// The points a region of the Gauss–Kronrod pair is cut to fit, when
+/// [`Config::region_intervals`] is not given.
 pub const REGION_POINTS: usize = 4096;
+
+/// The points a region of the trapezoid–Simpson pair is cut to fit (8192 intervals), when
+/// [`Config::region_intervals`] is not given.
+///
+/// Measured on the H100 machine's 16-core host (`pbcaq_cpu_scaling` in tests/pbcaq.rs:
+/// e^(-3x) cos(5πx) over [0, 20] at 1e-9 in f64), regions of 2^11 / 2^13 / 2^15 intervals:
+/// BCAQ 605 / 567 / 576 ms (4346 / 1094 / 282 steps, 17.81 / 17.93 / 18.48 M evaluations),
+/// PBCAQ on 16 threads 160 / 87 / 90 ms. Below 2^13 each step's fork and join over the pool
+/// dominates; above it, the coarser steps cost evaluations and gain nothing.
+pub const TRAPEZOID_SIMPSON_REGION_POINTS: usize = 1 << 14;
 
 /// The points a region is cut to fit when its lists go to a GPU ([`device_region_intervals`]):
 /// 2^18 (2^17 trapezoid–Simpson intervals; the paper's 2048 × 256 is 2^19).
@@ -255,9 +269,13 @@ impl Config {
 }
 
 /// α·β for `rule` in precision `T`: the largest power of two of intervals whose points fit
-/// [`REGION_POINTS`].
+/// [`REGION_POINTS`] (Gauss–Kronrod) or [`TRAPEZOID_SIMPSON_REGION_POINTS`].
 pub fn region_intervals<T: Real>(rule: IntervalRule, gauss_points: Option<usize>) -> usize {
-    intervals_fitting::<T>(REGION_POINTS, rule, gauss_points)
+    let points = match rule {
+        IntervalRule::GaussKronrod => REGION_POINTS,
+        IntervalRule::TrapezoidSimpson => TRAPEZOID_SIMPSON_REGION_POINTS,
+    };
+    intervals_fitting::<T>(points, rule, gauss_points)
 }
 
 /// α·β for the parallel schemes on `backend`: cut to fit [`GPU_REGION_POINTS`] when the
@@ -315,6 +333,25 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
     config.validate()?;
     require_1d(f)?;
     let pair = Pair::<T>::new(config.rule, config.gauss_points)?;
+    match config.scheme {
+        Scheme::Caq | Scheme::Scaq | Scheme::Bcaq => {
+            run_scheme(f, backend, interval, config, options, &pair)
+        }
+        // The whole run on a thread of the backend's pool, so that each parallel step starts
+        // from a worker (see Backend::within): the steps are the same wherever the run is.
+        _ => backend.within(|| run_scheme(f, backend, interval, config, options, &pair)),
+    }
+}
+
+/// [`pbcaq`] after its checks, with its pair.
+fn run_scheme<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    interval: Interval<T>,
+    config: &Config,
+    options: &Options,
+    pair: &Pair<T>,
+) -> Result<Outcome<T>> {
     oriented(interval, config.scheme.name(), |a, b| {
         let scale = a.abs().max(b.abs()).to_f64();
         let min_width = config.min_width.unwrap_or_else(|| {
@@ -324,7 +361,7 @@ pub fn pbcaq<T: Real, F: Integrand, B: Backend>(
         let mut run = Run {
             f,
             backend,
-            pair: &pair,
+            pair,
             a,
             b,
             span: (b - a).to_f64(),

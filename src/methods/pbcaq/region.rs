@@ -42,10 +42,12 @@ const WARP: usize = 32;
 /// one `eval_batch` call): whole intervals, at least one.
 pub const CHUNK_POINTS: usize = 512;
 
-/// The points of one chunk of a step spread over a pool at most: a region of the CPU's
-/// [`super::REGION_POINTS`] (4096) makes 32 tasks, enough for 16 threads to share it evenly,
-/// while a batch of 128 points still amortises the tape's cost per operation. The chunking
-/// never changes the bits: each interval's piece is its own, the sums go by groups.
+/// The points of one chunk of a step spread over a pool at most: a Gauss–Kronrod region of
+/// the CPU's [`super::REGION_POINTS`] (4096) makes about 32 tasks, enough for 16 threads to
+/// share it evenly, while a batch of 128 points still amortises the tape's cost per
+/// operation; a block step of trapezoid–Simpson goes by whole warps of 32 intervals (65
+/// points) instead ([`Region::step_parallel`]). The chunking never changes the bits: each
+/// interval's piece is its own, the sums go by groups.
 pub const PARALLEL_CHUNK_POINTS: usize = 128;
 
 /// How a step judges its intervals.
@@ -287,6 +289,9 @@ impl<'a, T: Real> Region<'a, T> {
     /// backend's, inside its `install`): the same bits as [`Region::step_serial`].
     pub(crate) fn step_parallel<F: Integrand>(&self, f: &F) -> Result<RegionSums<T>> {
         let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS);
+        if self.cut == Cut::Block && chunk >= WARP {
+            return self.step_by_warps(f, chunk / WARP);
+        }
         let mut pieces = vec![
             Piece {
                 value: T::zero(),
@@ -316,6 +321,78 @@ impl<'a, T: Real> Region<'a, T> {
             .map(|(g, p)| self.group_sums(g, p, first))
             .collect();
         Ok(RegionSums::from_groups(first, groups))
+    }
+
+    /// Block cutting's step in one pass over the pool: each task evaluates `warps` warps of
+    /// intervals (32 each) and folds each warp as a group's tree does, so that only the
+    /// groups' folds of their 8 warp sums are left to the calling thread. Every interval is
+    /// accepted (`first` is 0), so no lane waits for another task's pieces; the lanes past the
+    /// region are zero in their warp, and the warps past it zero in their group, as in
+    /// [`Region::group_sums`]: the same bits.
+    fn step_by_warps<F: Integrand>(&self, f: &F, warps: usize) -> Result<RegionSums<T>> {
+        let zero = T::zero().to_accumulator();
+        let blank = GroupSums {
+            value: zero,
+            error_lower: 0.0,
+            error_upper: 0.0,
+            floor: 0.0,
+        };
+        let groups = self.groups();
+        let mut sums = vec![blank; groups * (GROUP / WARP)];
+        let per_task = warps * WARP;
+        // Each task's warps; those past the region stay zero.
+        let results: Vec<Result<()>> = sums[..self.intervals.div_ceil(WARP)]
+            .par_chunks_mut(warps)
+            .enumerate()
+            .map(|(t, out)| {
+                let start = t * per_task;
+                let end = (start + per_task).min(self.intervals);
+                let mut pieces = Vec::with_capacity(end - start);
+                self.chunk_pieces(f, start..end, &mut pieces)?;
+                for (w, (slot, pieces)) in out.iter_mut().zip(pieces.chunks(WARP)).enumerate() {
+                    *slot = self.warp_sums(start + w * WARP, pieces);
+                }
+                Ok(())
+            })
+            .collect();
+        results.into_iter().collect::<Result<()>>()?;
+        let groups = sums.chunks_exact(GROUP / WARP).map(|warps| {
+            let mut lanes = [blank; WARP];
+            lanes[..warps.len()].copy_from_slice(warps);
+            GroupSums {
+                value: warp_tree(&mut lanes.map(|l| l.value)),
+                error_lower: warp_tree(&mut lanes.map(|l| l.error_lower)),
+                error_upper: warp_tree(&mut lanes.map(|l| l.error_upper)),
+                floor: warp_tree(&mut lanes.map(|l| l.floor)),
+            }
+        });
+        Ok(RegionSums::from_groups(0, groups))
+    }
+
+    /// One warp's sums (the first fold of [`block_tree`]) over `pieces`, the intervals from
+    /// `start` (at most 32; the lanes past them zero), every one accepted.
+    fn warp_sums(&self, start: usize, pieces: &[Piece<T>]) -> GroupSums<T> {
+        let zero = T::zero().to_accumulator();
+        let mut value = [zero; WARP];
+        let mut error_lower = [0.0; WARP];
+        let mut error_upper = [0.0; WARP];
+        let mut floor = [0.0; WARP];
+        let middle = self.intervals / 2;
+        for (j, piece) in pieces.iter().enumerate() {
+            value[j] = piece.value.to_accumulator();
+            if start + j < middle {
+                error_lower[j] = piece.error;
+            } else {
+                error_upper[j] = piece.error;
+            }
+            floor[j] = piece.floor;
+        }
+        GroupSums {
+            value: warp_tree(&mut value),
+            error_lower: warp_tree(&mut error_lower),
+            error_upper: warp_tree(&mut error_upper),
+            floor: warp_tree(&mut floor),
+        }
     }
 
     /// The step through `backend`'s point lists: every abscissa on the calling thread, one
