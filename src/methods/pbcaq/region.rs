@@ -46,7 +46,7 @@ pub const CHUNK_POINTS: usize = 512;
 /// the CPU's [`super::REGION_POINTS`] (4096) makes about 32 tasks, enough for 16 threads to
 /// share it evenly, while a batch of 128 points still amortises the tape's cost per
 /// operation; a block step of trapezoid–Simpson goes by whole warps of 32 intervals (65
-/// points) instead ([`Region::step_parallel`]). The chunking never changes the bits: each
+/// points) instead (`Region::step_parallel`). The chunking never changes the bits: each
 /// interval's piece is its own, the sums go by groups.
 pub const PARALLEL_CHUNK_POINTS: usize = 128;
 
