@@ -53,6 +53,7 @@
 //! # Ok::<(), hpquad::Error>(())
 //! ```
 
+pub mod device;
 pub mod genz_malik;
 mod parallel;
 mod regions;
@@ -213,6 +214,11 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
                 f.dims()
             ),
         });
+    }
+    if schedule == Schedule::Parallel {
+        if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
+            return outcome;
+        }
     }
     let mut regions = Regions::new(f, backend, dims);
     if (regions.rule.points() as u64) > options.max_evaluations {
