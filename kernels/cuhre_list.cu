@@ -27,7 +27,7 @@
 #define HPQ_WARPS 4
 #define HPQ_SAFETY 20.0
 
-typedef typename accumulator<real_t>::type hpq_acc;
+typedef accumulator<real_t>::type hpq_acc;
 
 __device__ __forceinline__ double rounded(dd_t a, double) { return a.hi + a.lo; }
 __device__ __forceinline__ dd_t rounded(dd_t a, dd_t) { return a; }
@@ -66,7 +66,7 @@ __device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
 }
 
 // Σ w_k S_k in the accumulator, rounded.
-__device__ __forceinline__ real_t apply(const double *w, const real_t *S) {
+__device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
     hpq_acc a;
     acc_zero(a);
     for (int q = 0; q < 5; ++q) {
@@ -166,7 +166,7 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
             real_t volume = half_s[warp][0];
             for (int d = 1; d < D; ++d) volume = volume * half_s[warp][d];
             volume = volume * (double)(1ull << D);
-            const real_t i7 = apply(HPQ_K_REAL(5), S);
+            const real_t i7 = weigh(HPQ_K_REAL(5), S);
             const real_t v = i7 * volume;
             const double vol = magnitude(volume);
             double size = 0.0;
@@ -174,7 +174,7 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
             const double noise = 64.0 * eps * size;
             double e[3];
             for (int n = 0; n < 3; ++n) {
-                const double en = magnitude(apply(HPQ_K_REAL(15 + 5 * n), S)) * HPQ_K_DOUBLE(n);
+                const double en = magnitude(weigh(HPQ_K_REAL(15 + 5 * n), S)) * HPQ_K_DOUBLE(n);
                 e[n] = en > noise ? en : 0.0;
             }
             const bool asymptotic = 5.0 * e[0] <= e[1] && 5.0 * e[1] <= e[2];
@@ -191,7 +191,7 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 8.0 * eps * (4.0 * magnitude(S[0]) + (magnitude(S[1]) + magnitude(S[2])) / D);
             const real_t centre2 = axis_values[warp][4 * D] + axis_values[warp][4 * D];
             double diff[D];
-            double largest = -INFINITY;
+            double largest = -1.0;  // differences are magnitudes
             for (int d = 0; d < D; ++d) {
                 const real_t *a = &axis_values[warp][4 * d];
                 const real_t second2 = a[0] + a[1] - centre2;
@@ -345,7 +345,7 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
     __shared__ unsigned long long before[1024];
     const unsigned long long per = (blocks + blockDim.x - 1) / blockDim.x;
     const unsigned long long start = threadIdx.x * per;
-    const unsigned long long stop = min(start + per, blocks);
+    const unsigned long long stop = start + per < blocks ? start + per : blocks;
     hpq_acc v;
     acc_zero(v);
     dd_t e = dd_make(0.0, 0.0), vol = dd_make(0.0, 0.0);

@@ -12,8 +12,8 @@ use precision::Real;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::{rule_points, Hyperbox};
-use crate::methods::{Options, Outcome};
 use crate::methods::pbcaq::region::{self, Region};
+use crate::methods::{Options, Outcome};
 
 /// The points `a + (first + k * stride) * h` for `k < count`, in the working precision.
 ///

@@ -15,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::{device, rule_points, Hyperbox};
-use crate::methods::{Options, Outcome};
 use crate::methods::pbcaq::region::{Region, RegionSums};
+use crate::methods::{Options, Outcome};
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).

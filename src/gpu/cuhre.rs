@@ -479,7 +479,11 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         }
         let cfg = self.list_config()?;
         let from = self.current.buffers.as_ref().ok_or_else(|| lost("list"))?;
-        let to = self.next.buffers.as_mut().ok_or_else(|| lost("next list"))?;
+        let to = self
+            .next
+            .buffers
+            .as_mut()
+            .ok_or_else(|| lost("next list"))?;
         let mut args = self.stream.launch_builder(&self.kernels.split);
         args.arg(&from.lower)
             .arg(&from.upper)

@@ -50,9 +50,9 @@ pub use batch::{
 pub use cache::{cache_dir, CACHE_DIR_VAR};
 pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
+pub use cuhre::MAX_LIST_DIMS;
 pub use error::{GpuError, Result};
 pub use real::GpuReal;
-pub use cuhre::MAX_LIST_DIMS;
 pub use rule::{RuleSums, MAX_RULE_DIMS};
 
 use crate::expr::cuda::{self, CudaIntegrand};

@@ -289,7 +289,11 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
             let mut marked = list.filter(density)?;
             if marked.active == 0 {
                 stop = Some(Finish::Exhausted);
-            } else if outcome.evaluations.saturating_add(2 * marked.active * points) > cap {
+            } else if outcome
+                .evaluations
+                .saturating_add(2 * marked.active * points)
+                > cap
+            {
                 stop = Some(Finish::Capped);
             } else {
                 let room = list.room(2 * marked.active)?;
@@ -448,7 +452,11 @@ mod tests {
                 let (classes, fourth, _) = region_sums(self.f, &c, &h, self.rule.constants());
                 let e = self.rule.estimate(&h, &classes, &fourth);
                 let axis = choose_axis(&e.fourth_differences, &e.difference_noise, l, u);
-                let error = if e.asymptotic { SAFETY * e.error } else { e.error };
+                let error = if e.asymptotic {
+                    SAFETY * e.error
+                } else {
+                    e.error
+                };
                 self.raw.push(Raw {
                     value: e.value,
                     error,
@@ -473,7 +481,14 @@ mod tests {
         fn filter(&mut self, density: f64) -> Result<ListSums<f64>> {
             let mut out = sums(0.0, 0.0, 0.0, 0);
             self.active = (0..self.regions() as usize)
-                .map(|r| is_active(self.settled[r].0, self.settled[r].1, self.volume(r), density))
+                .map(|r| {
+                    is_active(
+                        self.settled[r].0,
+                        self.settled[r].1,
+                        self.volume(r),
+                        density,
+                    )
+                })
                 .collect();
             for (r, &on) in self.active.iter().enumerate() {
                 if on {
@@ -588,7 +603,11 @@ mod tests {
         let out = integrate(source, 3, 1e-7, u64::MAX);
         assert!(out.converged, "{out:?}");
         let err = (out.value - exact).abs();
-        assert!(err <= out.error && out.error <= 1e-7 * exact, "{err:e} {:e}", out.error);
+        assert!(
+            err <= out.error && out.error <= 1e-7 * exact,
+            "{err:e} {:e}",
+            out.error
+        );
         assert!(out.levels > 1 && out.stages.len() == out.levels as usize);
         // A list that may hold 2000 regions only: the second phase retires more each round,
         // and the result is still honest (converged or not).
