@@ -22,8 +22,11 @@
 //!
 //! The share ρ is the tolerance still unspent spread over the volume still active: the regions
 //! retired in a round spend at most the share of their volume, so ε_f stays within the
-//! tolerance as long as the estimate |I| holds, and the unspent tolerance per unit of volume
-//! never falls from one round to the next. Retired regions are never revisited (that is the
+//! tolerance as long as |I| − ε, the least the integral can be by the errors, holds; with |I|
+//! itself (PAGANI's choice) an early estimate far above the integral (the Gaussian's peak on
+//! the edges of the initial cells, the corner peak's corner) retired regions at a tolerance the
+//! integral did not have, and the run could not converge (measured on the H100: 3.7 and 4.1
+//! digits at 5·10^10 evaluations, against 7 with the bound). Retired regions are never revisited (that is the
 //! memory bound: the list holds the active regions only); a run whose retired errors pass the
 //! tolerance after all (|I| fell) keeps splitting until the cap, and says `converged: false`.
 //!
@@ -283,9 +286,19 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
             stop = Some(Finish::Met);
         }
         let mut fin = None;
+        let spent = f64::from_accumulator(finished_error);
+        if stop.is_none() && spent > tol {
+            // The retired regions' errors alone pass the tolerance (|I| fell since they were
+            // retired): no split can meet it any more.
+            stop = Some(Finish::Exhausted);
+        }
         if stop.is_none() {
-            let spent = f64::from_accumulator(finished_error);
-            let density = (tol - spent).max(0.0) / sums.volume;
+            // The share is that of the smallest |I| the errors allow: an early estimate far
+            // above the integral (a peak on the partition's edges) retires nothing it could
+            // not afford later.
+            let lowest = T::from_f64((value.to_f64().abs() - error).max(0.0));
+            let budget = tolerance::<T>(options, lowest) - spent;
+            let density = budget.max(0.0) / sums.volume;
             let mut marked = list.filter(density)?;
             if marked.active == 0 {
                 stop = Some(Finish::Exhausted);
