@@ -13,9 +13,12 @@
 //   filter  one thread a region: active when splittable and its error exceeds density × volume
 //           (device.rs: is_active); block sums of the finished regions and the active count;
 //   reduce  one block: the blocks' sums in a fixed order, and the exclusive scan of the active
-//           counts (each block's first child);
+//           counts (each block's first child); after the rule, the tolerance's share per unit
+//           of volume, which the filter reads on the device (one copy back a round);
 //   split   one thread a region: each active region's two halves along its axis into the next
-//           list, in the order of the old list, and its value as their parent's.
+//           list, in the order of the old list, and its value as their parent's; the finished
+//           ones copied to the retired list, from which the same filter and split bring the
+//           worst back when the retired errors pass their part of the tolerance.
 //
 // The host splices in `typedef <double|dd_t|qd_t> real_t;`, the integrand of D variables,
 // `#define HPQ_DIMS D` and the five kernel names (cuhre_rule_<type>_<D>d, ...). Every sum is in
@@ -301,18 +304,23 @@ extern "C" __global__ void HPQ_LIST_SETTLE(const double *__restrict__ lower,
 }
 
 // One thread a region, the blocks of HPQ_LIST_SETTLE: active[r] = 1 when region r has an axis
-// and its error exceeds density × its volume; the block's sums are over the finished regions,
-// its count the active ones.
+// and its error exceeds density × its volume (the density is *density_at when from_device, the
+// rule's reduction having computed it there). The block's sums are over the finished regions,
+// or over the active ones with `tally_active` (the retired regions brought back); its count is
+// the active ones.
 extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
                                            const double *__restrict__ upper,
                                            const double *__restrict__ value,
                                            const double *__restrict__ settled,
                                            const int *__restrict__ axis, double density,
+                                           const double *__restrict__ density_at,
+                                           int from_device, int tally_active,
                                            unsigned long long regions,
                                            unsigned char *__restrict__ active,
                                            double *__restrict__ partials) {
     const int L = limbs<real_t>::count;
     const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (from_device) density = *density_at;
     hpq_acc v;
     acc_zero(v);
     dd_t e = dd_make(0.0, 0.0), vol = dd_make(0.0, 0.0);
@@ -321,9 +329,8 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
         const double volume = region_volume(lower, upper, r);
         const bool on = axis[r] >= 0 && settled[r] > density * volume;
         active[r] = on ? 1 : 0;
-        if (on) {
-            n = 1.0;
-        } else {
+        if (on) n = 1.0;
+        if (on == (tally_active != 0)) {
             real_t mine;
             load(value + r * L, mine);
             v = acc_add(v, mine);
@@ -335,12 +342,17 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
 }
 
 // One block of 1024 threads: the sums of `blocks` partials (thread t adds a contiguous run of
-// them in order, then the block tree), into out[0 .. HPQ_PARTIAL), then *first_bad's bits; with
-// `scan`, offsets[b] = the active regions of the blocks before b.
+// them in order, then the block tree), into out[0 .. HPQ_PARTIAL), then *first_bad's bits (and
+// *first_bad is reset for the next rule); with `scan`, offsets[b] = the active regions of the
+// blocks before b. With `share`, out[HPQ_PARTIAL + 1] = the tolerance's share per unit of the
+// list's volume (device.rs: the density): tol = max(absolute, relative |retired_value + I|),
+// max(tol - spent, 0) / volume.
 extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
                                            unsigned long long blocks, int scan,
-                                           const unsigned long long *__restrict__ first_bad,
+                                           unsigned long long *__restrict__ first_bad,
                                            unsigned long long *__restrict__ offsets,
+                                           int share, double absolute, double relative,
+                                           double retired_value, double spent,
                                            double *__restrict__ out) {
     __shared__ unsigned long long before[1024];
     const unsigned long long per = (blocks + blockDim.x - 1) / blockDim.x;
@@ -377,6 +389,13 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
         }
         out[HPQ_ACC_LIMBS + 4] = (double)total;
         out[HPQ_ACC_LIMBS + 5] = __longlong_as_double((long long)*first_bad);
+        *first_bad = ~0ull;
+        if (share) {
+            const double integral = retired_value + as_double(rounded(v, real_t()));
+            const double tol = fmax(absolute, relative * fabs(integral));
+            const double volume = vol.hi + vol.lo;
+            out[HPQ_ACC_LIMBS + 6] = volume > 0.0 ? fmax(tol - spent, 0.0) / volume : 0.0;
+        }
     }
     __syncthreads();
     if (scan) {
@@ -389,18 +408,28 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
 }
 
 // One thread a region of the old list, the blocks of HPQ_LIST_FILTER: active region r, the
-// k-th active one in list order, becomes regions 2k (the lower half along its axis) and 2k + 1
-// of the next list, and parent[k] its value.
+// k-th active one in list order, becomes regions 2 (first + k) (the lower half along its axis)
+// and 2 (first + k) + 1 of the next list, and parent[first + k] its value; with `kill` (the
+// retired list: these regions are brought back) its entry is emptied (no axis, value and error
+// 0). With `keep`, finished region r, the j-th finished one (j = r - k), is copied to entry
+// keep_first + j of the retired list (corners, value, error, axis).
 extern "C" __global__ void HPQ_LIST_SPLIT(const double *__restrict__ lower,
                                           const double *__restrict__ upper,
-                                          const double *__restrict__ value,
-                                          const int *__restrict__ axis,
+                                          double *__restrict__ value,
+                                          double *__restrict__ settled,
+                                          int *__restrict__ axis,
                                           const unsigned char *__restrict__ active,
                                           const unsigned long long *__restrict__ offsets,
-                                          unsigned long long regions,
-                                          double *__restrict__ next_lower,
+                                          unsigned long long regions, unsigned long long first,
+                                          int kill, double *__restrict__ next_lower,
                                           double *__restrict__ next_upper,
-                                          double *__restrict__ parent) {
+                                          double *__restrict__ parent, int keep,
+                                          unsigned long long keep_first,
+                                          double *__restrict__ kept_lower,
+                                          double *__restrict__ kept_upper,
+                                          double *__restrict__ kept_value,
+                                          double *__restrict__ kept_settled,
+                                          int *__restrict__ kept_axis) {
     const int D = HPQ_DIMS;
     const int L = limbs<real_t>::count;
     __shared__ unsigned warp_counts[32];
@@ -410,11 +439,28 @@ extern "C" __global__ void HPQ_LIST_SPLIT(const double *__restrict__ lower,
     const unsigned mask = __ballot_sync(0xffffffffu, on);
     if (lane == 0) warp_counts[warp] = __popc(mask);
     __syncthreads();
-    if (!on) return;
+    if (r >= regions) return;
     unsigned before = 0;
     for (int w = 0; w < warp; ++w) before += warp_counts[w];
+    // The active regions before r in list order.
     const unsigned long long k =
         offsets[blockIdx.x] + before + __popc(mask & ((1u << lane) - 1u));
+    if (!on) {
+        if (keep) {
+            const unsigned long long j = keep_first + (r - k);
+            for (int d = 0; d < D; ++d) {
+                for (int l = 0; l < L; ++l) {
+                    kept_lower[(j * D + d) * L + l] = lower[(r * D + d) * L + l];
+                    kept_upper[(j * D + d) * L + l] = upper[(r * D + d) * L + l];
+                }
+            }
+            for (int l = 0; l < L; ++l) kept_value[j * L + l] = value[r * L + l];
+            kept_settled[j] = settled[r];
+            kept_axis[j] = axis[r];
+        }
+        return;
+    }
+    const unsigned long long to = first + k;
     const int a = axis[r];
     for (int d = 0; d < D; ++d) {
         real_t l, u;
@@ -426,12 +472,17 @@ extern "C" __global__ void HPQ_LIST_SPLIT(const double *__restrict__ lower,
             left_upper = middle;
             right_lower = middle;
         }
-        store(next_lower + (2 * k * D + d) * L, l);
-        store(next_upper + (2 * k * D + d) * L, left_upper);
-        store(next_lower + ((2 * k + 1) * D + d) * L, right_lower);
-        store(next_upper + ((2 * k + 1) * D + d) * L, u);
+        store(next_lower + (2 * to * D + d) * L, l);
+        store(next_upper + (2 * to * D + d) * L, left_upper);
+        store(next_lower + ((2 * to + 1) * D + d) * L, right_lower);
+        store(next_upper + ((2 * to + 1) * D + d) * L, u);
     }
     real_t mine;
     load(value + r * L, mine);
-    store(parent + k * L, mine);
+    store(parent + to * L, mine);
+    if (kill) {
+        axis[r] = -1;
+        settled[r] = 0.0;
+        for (int l = 0; l < L; ++l) value[r * L + l] = 0.0;
+    }
 }

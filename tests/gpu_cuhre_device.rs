@@ -230,9 +230,9 @@ fn gpu_list_meets_the_pagani_cases_honestly() {
         };
         let (out, _) = timed::<f64, _>(&gpu, &f, case.dims, &options);
         check(case.name, &out, &case.reference, case.tolerance);
-        // These three converged on the H100; the 8-dimensional ones did not (their early
-        // estimates retire regions too soon: methods/cuhre/device.rs), honestly.
-        if !case.name.ends_with("n=8") {
+        // Every case the host rounds meet (tests/cuhre.rs; the corner peak and the
+        // oscillatory integrand in 8 dimensions they do not, within 2^30 evaluations).
+        if !(case.name.starts_with("corner") || case.name.starts_with("oscillatory")) {
             assert!(out.converged, "{}: {out:?}", case.name);
         }
         assert!(out.stages.iter().all(|s| s.device.contains("region list")));

@@ -82,27 +82,73 @@ pub struct ListSums<T: Real> {
     pub bad: Option<(u64, u64)>,
 }
 
-/// A list of regions kept by a device, and the steps of a round on it.
+/// No regions' sums.
+pub fn empty<T: Real>() -> ListSums<T> {
+    ListSums {
+        value: T::zero().to_accumulator(),
+        error: 0.0,
+        volume: 0.0,
+        active: 0,
+        bad: None,
+    }
+}
+
+/// What the device needs to compute the tolerance's share after the rule: ρ =
+/// max(tol − spent, 0) / V(L) with tol = max(`absolute`, `relative` |`retired_value` + Σ_L I_r|).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Share {
+    /// The absolute tolerance.
+    pub absolute: f64,
+    /// The relative tolerance (for the working precision).
+    pub relative: f64,
+    /// The retired regions' estimates, summed.
+    pub retired_value: f64,
+    /// The retired regions' errors, summed.
+    pub spent: f64,
+}
+
+/// A round's numbers: the list's sums after the rule, and the filter at the share's density.
+#[derive(Debug, Clone, Copy)]
+pub struct Round<T: Real> {
+    /// Σ over the list (estimates, settled errors, volumes; `bad`).
+    pub list: ListSums<T>,
+    /// The filter at `density`: the finished regions' sums, the active count.
+    pub finished: ListSums<T>,
+    /// The share per unit of volume the device computed from [`Share`].
+    pub density: f64,
+}
+
+/// A list of regions kept by a device, the retired regions it keeps to bring back, and the
+/// steps of a round on them.
 pub trait RegionList<T: Real> {
     /// The device, for the record.
     fn device(&self) -> Arc<str>;
     /// Makes the list the regions whose corners are `lower` and `upper` (dims values a region,
-    /// region-major), with no parents.
+    /// region-major), with no parents; the retired list empty.
     fn load(&mut self, lower: &[T], upper: &[T]) -> Result<()>;
     /// The regions in the list.
     fn regions(&self) -> u64;
     /// The rule on every region, then [`settle`] (with the parent check when the list came
-    /// from a split): the sums over the whole list.
-    fn rule(&mut self) -> Result<ListSums<T>>;
+    /// from a split), then the filter ([`is_active`]) at the density `share` gives: both sums.
+    fn rule(&mut self, share: &Share) -> Result<Round<T>>;
     /// Marks each region active or finished by [`is_active`] with `density`: the sums over the
     /// finished regions, and the active count.
     fn filter(&mut self, density: f64) -> Result<ListSums<T>>;
     /// Makes room for a next list of `regions` regions if it can: the regions the next list
     /// can hold (`regions` or more when there is room).
     fn room(&mut self, regions: u64) -> Result<u64>;
+    /// Makes room for `regions` more retired regions if it can: whether they fit.
+    fn keep(&mut self, regions: u64) -> Result<bool>;
+    /// Marks the retired regions that [`is_active`] at `density` to be brought back by the
+    /// next split (replacing earlier marks): their sums and count.
+    fn revive(&mut self, density: f64) -> Result<ListSums<T>>;
+    /// The sums over the retired list (those brought back gone); clears the marks.
+    fn retired(&mut self) -> Result<ListSums<T>>;
     /// Replaces the list with the halves of the regions the last filter marked active, in list
-    /// order; each pair's parent is the region it came from.
-    fn split(&mut self) -> Result<()>;
+    /// order, then those of the retired regions marked by [`RegionList::revive`] (which leave
+    /// the retired list); each pair's parent is the region it came from. With `keep`, the
+    /// finished regions join the retired list (room made by [`RegionList::keep`]).
+    fn split(&mut self, keep: bool) -> Result<()>;
     /// The corners of region `region` of the list.
     fn bounds(&mut self, region: u64) -> Result<(Vec<T>, Vec<T>)>;
 }
@@ -237,6 +283,65 @@ fn fitting_density<T: Real, L: RegionList<T>>(
     Ok(high)
 }
 
+/// Retired errors past this part of the tolerance bring the worst retired regions back...
+const REVIVE_AT: f64 = 0.75;
+/// ...until the retired errors left are within this part.
+const REVIVE_TO: f64 = 0.5;
+
+/// Marks the retired regions to bring back: those above the largest density (a search, each
+/// step a filter of the retired list) at which the retired errors left, `spent` less theirs,
+/// are within `target`; all that can be halved when none is. `kept` are the retired list's
+/// sums. The marks of the last call to [`RegionList::revive`] are the ones returned.
+fn revive<T: Real, L: RegionList<T>>(
+    list: &mut L,
+    spent: f64,
+    kept: &ListSums<T>,
+    target: f64,
+) -> Result<ListSums<T>> {
+    if !(kept.error > 0.0 && kept.volume > 0.0) {
+        return Ok(empty());
+    }
+    let enough = |s: &ListSums<T>| spent - s.error <= target;
+    // [low, high]: enough at low, not at high.
+    let start = kept.error / kept.volume;
+    let (mut low, mut high);
+    let first = list.revive(start)?;
+    if enough(&first) {
+        low = start;
+        high = 4.0 * start;
+        while enough(&list.revive(high)?) {
+            low = high;
+            high *= 4.0;
+            if !high.is_finite() {
+                return list.revive(low);
+            }
+        }
+    } else {
+        high = start;
+        low = start / 4.0;
+        loop {
+            if low < start * 1e-30 {
+                // Everything that can be halved.
+                return list.revive(0.0);
+            }
+            if enough(&list.revive(low)?) {
+                break;
+            }
+            high = low;
+            low /= 4.0;
+        }
+    }
+    for _ in 0..4 {
+        let middle = (low * high).sqrt();
+        if enough(&list.revive(middle)?) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    list.revive(low)
+}
+
 /// Integrates `f` over `region` with the list kept by `list`, to the tolerance of `options`.
 pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
     f: &F,
@@ -267,72 +372,104 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
     let (lower, upper) = partition(region, cuts);
     list.load(&lower, &upper)?;
 
-    let mut finished_value = T::zero().to_accumulator();
-    let mut finished_error = 0.0f64.to_accumulator();
+    // The retired regions: those the retired list keeps (they can be brought back), and
+    // those it had no room for (or that cannot be halved), summed for good.
+    let mut kept = empty::<T>();
+    let mut lost_value = T::zero().to_accumulator();
+    let mut lost_error = 0.0f64.to_accumulator();
+    let relative = options.relative_for::<T>();
     let mut phase = first_phase.clone();
     let mut round = 0u32;
     let finish = loop {
         let start = Instant::now();
         let regions = list.regions();
-        let sums = list.rule()?;
+        let retired_value = lost_value + kept.value;
+        let retired_error = lost_error + kept.error.to_accumulator();
+        let spent = f64::from_accumulator(retired_error);
+        let share = Share {
+            absolute: options.absolute,
+            relative,
+            retired_value: T::from_accumulator(retired_value).to_f64(),
+            spent,
+        };
+        let sums = list.rule(&share)?;
         outcome.evaluations += regions * points;
         outcome.levels += 1;
-        if let Some((r, k)) = sums.bad {
+        if let Some((r, k)) = sums.list.bad {
             return Err(non_finite(f, list, r, k)?);
         }
-        let value = T::from_accumulator(finished_value + sums.value);
-        let error = f64::from_accumulator(finished_error + sums.error.to_accumulator());
+        let value = T::from_accumulator(retired_value + sums.list.value);
+        let error = f64::from_accumulator(retired_error + sums.list.error.to_accumulator());
         outcome.value = value;
         outcome.error = error;
         let tol = tolerance::<T>(options, value);
         let mut stop = None;
+        let mut marked = sums.finished;
+        let mut density = sums.density;
+        let mut revived = empty::<T>();
         if error <= tol {
             stop = Some(Finish::Met);
-        }
-        let mut fin = None;
-        let spent = f64::from_accumulator(finished_error);
-        if stop.is_none() && spent > tol {
-            // The retired regions' errors alone pass the tolerance (|I| fell since they were
-            // retired): no split can meet it any more.
-            stop = Some(Finish::Exhausted);
+        } else if spent > REVIVE_AT * tol {
+            // The retired regions hold more than their part of the tolerance (|I| fell since
+            // they were retired, or the memory bound retired them): the worst come back.
+            revived = revive(list, spent, &kept, REVIVE_TO * tol)?;
+            let rest = spent - revived.error;
+            if rest > tol {
+                // What cannot come back (no axis to halve, or no room kept it) passes the
+                // tolerance alone.
+                stop = Some(Finish::Exhausted);
+            } else if revived.active > 0 {
+                density = (tol - rest).max(0.0) / (sums.list.volume + revived.volume);
+                marked = list.filter(density)?;
+            }
         }
         if stop.is_none() {
-            // The share of |I| (PAGANI's): see the module's note on |I| - ε.
-            let density = (tol - spent).max(0.0) / sums.volume;
-            let mut marked = list.filter(density)?;
-            if marked.active == 0 {
+            let halves = 2 * (marked.active + revived.active);
+            if halves == 0 {
                 stop = Some(Finish::Exhausted);
-            } else if outcome
-                .evaluations
-                .saturating_add(2 * marked.active * points)
-                > cap
-            {
+            } else if outcome.evaluations.saturating_add(halves * points) > cap {
                 stop = Some(Finish::Capped);
             } else {
-                let room = list.room(2 * marked.active)?;
-                if room < 2 * marked.active {
-                    // The halves would not fit: retire more, the smallest errors per volume.
-                    let target = room / 2;
-                    let seed = sums.error / sums.volume;
+                let room = list.room(halves)?;
+                if room < halves {
+                    // The halves would not fit: retire more, the smallest errors per volume,
+                    // and bring back none if those alone would not fit.
+                    let mut target = (room / 2).saturating_sub(revived.active);
+                    if target == 0 {
+                        revived = list.revive(f64::INFINITY)?;
+                        target = room / 2;
+                    }
+                    let seed = sums.list.error / sums.list.volume;
                     let raised = fitting_density(list, density, seed, target)?;
                     marked = list.filter(raised)?;
                     phase = second_phase.clone();
-                    if marked.active == 0 {
+                    if marked.active + revived.active == 0 {
                         stop = Some(Finish::Exhausted);
                     }
                 }
-                fin = Some(marked);
             }
         }
         push_stage(&mut outcome.stages, round, regions * points, &phase, start);
+        if std::env::var("HPQ_DEBUG").is_ok() {
+            eprintln!("r{round} n={regions} err={error:.3e} tol={tol:.3e} spent={spent:.3e} rho={density:.3e} act={} rev={} reverr={:.3e} stop={stop:?}", marked.active, revived.active, revived.error);
+        }
         if let Some(stop) = stop {
             break stop;
         }
-        if let Some(marked) = fin {
-            finished_value = finished_value + marked.value;
-            finished_error += marked.error.to_accumulator();
+        let keep = list.keep(regions - marked.active)?;
+        list.split(keep)?;
+        if !keep {
+            lost_value = lost_value + marked.value;
+            lost_error += marked.error.to_accumulator();
         }
-        list.split()?;
+        if revived.active > 0 {
+            // Summed afresh: those brought back are gone from the retired list.
+            kept = list.retired()?;
+        } else if keep {
+            kept.value = kept.value + marked.value;
+            kept.error += marked.error;
+            kept.volume += marked.volume;
+        }
         round += 1;
     };
     outcome.converged =
@@ -407,6 +544,12 @@ mod tests {
         active: Vec<bool>,
         /// The most regions a list may hold (the device's memory).
         capacity: u64,
+        /// The retired list: corners, value, settled error, axis, marked.
+        retired: Vec<(Vec<f64>, Vec<f64>, f64, f64, Option<usize>, bool)>,
+        /// The most entries the retired list may hold.
+        retired_capacity: usize,
+        /// The retired regions brought back so far.
+        revived: usize,
     }
 
     impl<'a, F: Integrand> HostList<'a, F> {
@@ -422,6 +565,9 @@ mod tests {
                 settled: Vec::new(),
                 active: Vec::new(),
                 capacity,
+                retired: Vec::new(),
+                retired_capacity: usize::MAX,
+                revived: 0,
             }
         }
         fn volume(&self, r: usize) -> f64 {
@@ -450,12 +596,13 @@ mod tests {
             self.lower = lower.to_vec();
             self.upper = upper.to_vec();
             self.parents = None;
+            self.retired.clear();
             Ok(())
         }
         fn regions(&self) -> u64 {
             (self.lower.len() / self.dims) as u64
         }
-        fn rule(&mut self) -> Result<ListSums<f64>> {
+        fn rule(&mut self, share: &Share) -> Result<Round<f64>> {
             let n = self.dims;
             self.raw.clear();
             for r in 0..self.regions() as usize {
@@ -489,7 +636,17 @@ mod tests {
             let value = self.raw.iter().map(|r| r.value).sum();
             let error = self.settled.iter().map(|s| s.0).sum();
             let volume = (0..self.regions() as usize).map(|r| self.volume(r)).sum();
-            Ok(sums(value, error, volume, 0))
+            let list = sums(value, error, volume, 0);
+            let tol = share
+                .absolute
+                .max(share.relative * (share.retired_value + value).abs());
+            let density = (tol - share.spent).max(0.0) / volume;
+            let finished = self.filter(density)?;
+            Ok(Round {
+                list,
+                finished,
+                density,
+            })
         }
         fn filter(&mut self, density: f64) -> Result<ListSums<f64>> {
             let mut out = sums(0.0, 0.0, 0.0, 0);
@@ -517,12 +674,37 @@ mod tests {
         fn room(&mut self, regions: u64) -> Result<u64> {
             Ok(regions.min(self.capacity))
         }
-        fn split(&mut self) -> Result<()> {
+        fn keep(&mut self, regions: u64) -> Result<bool> {
+            Ok(self.retired.len() + regions as usize <= self.retired_capacity)
+        }
+        fn revive(&mut self, density: f64) -> Result<ListSums<f64>> {
+            let mut out = sums(0.0, 0.0, 0.0, 0);
+            for entry in self.retired.iter_mut() {
+                let volume: f64 = entry.0.iter().zip(&entry.1).map(|(a, b)| b - a).product();
+                entry.5 = is_active(entry.3, entry.4, volume, density);
+                if entry.5 {
+                    out.active += 1;
+                    out.value += entry.2.to_accumulator();
+                    out.error += entry.3;
+                    out.volume += volume;
+                }
+            }
+            Ok(out)
+        }
+        fn retired(&mut self) -> Result<ListSums<f64>> {
+            let mut out = sums(0.0, 0.0, 0.0, 0);
+            for entry in self.retired.iter_mut() {
+                entry.5 = false;
+                out.value += entry.2.to_accumulator();
+                out.error += entry.3;
+                out.volume += entry.0.iter().zip(&entry.1).map(|(a, b)| b - a).product::<f64>();
+            }
+            Ok(out)
+        }
+        fn split(&mut self, keep: bool) -> Result<()> {
             let n = self.dims;
             let (mut lower, mut upper, mut parents) = (Vec::new(), Vec::new(), Vec::new());
-            for r in (0..self.regions() as usize).filter(|&r| self.active[r]) {
-                let axis = self.settled[r].1.expect("an active region has an axis");
-                let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
+            let mut halve = |l: &[f64], u: &[f64], axis: usize, value: f64| {
                 let middle = (l[axis] + u[axis]) / 2.0;
                 let (mut lu, mut rl) = (u.to_vec(), l.to_vec());
                 lu[axis] = middle;
@@ -531,8 +713,27 @@ mod tests {
                 upper.extend_from_slice(&lu);
                 lower.extend_from_slice(&rl);
                 upper.extend_from_slice(u);
-                parents.push(self.raw[r].value);
+                parents.push(value);
+            };
+            let mut finished = Vec::new();
+            for r in 0..self.regions() as usize {
+                let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
+                if self.active[r] {
+                    let axis = self.settled[r].1.expect("an active region has an axis");
+                    halve(l, u, axis, self.raw[r].value);
+                } else if keep {
+                    let (error, axis) = self.settled[r];
+                    finished.push((l.to_vec(), u.to_vec(), self.raw[r].value, error, axis, false));
+                }
             }
+            for entry in self.retired.iter_mut().filter(|e| e.5) {
+                self.revived += 1;
+                let axis = entry.4.expect("a marked entry has an axis");
+                halve(&entry.0, &entry.1, axis, entry.2);
+                // Emptied, as the device empties it.
+                *entry = (entry.0.clone(), entry.1.clone(), 0.0, 0.0, None, false);
+            }
+            self.retired.extend(finished);
             self.lower = lower;
             self.upper = upper;
             self.parents = Some(parents);
@@ -548,14 +749,28 @@ mod tests {
     }
 
     fn integrate(source: &str, dims: usize, tol: f64, capacity: u64) -> Outcome<f64> {
+        integrate_counting(source, dims, tol, capacity, usize::MAX).0
+    }
+
+    /// The outcome and the retired regions brought back, the retired list holding at most
+    /// `kept` entries.
+    fn integrate_counting(
+        source: &str,
+        dims: usize,
+        tol: f64,
+        capacity: u64,
+        kept: usize,
+    ) -> (Outcome<f64>, usize) {
         let f = Expr::parse(source, dims).unwrap();
         let mut list = HostList::new(&f, dims, capacity);
+        list.retired_capacity = kept;
         let unit = Hyperbox::new(vec![0.0; dims], vec![1.0; dims]).unwrap();
         let options = Options {
             relative: Some(tol),
             ..Options::default()
         };
-        run(&f, &mut list, &unit, &options).unwrap()
+        let out = run(&f, &mut list, &unit, &options).unwrap();
+        (out, list.revived)
     }
 
     #[test]
@@ -632,5 +847,32 @@ mod tests {
             .iter()
             .any(|s| s.device.ends_with("filtered to memory")));
         assert!(!small.converged || small.error <= 1e-7 * exact);
+    }
+
+    /// A list that may hold 2000 regions (the 3-D Gaussian of the test above): the memory
+    /// bound retires regions past the tolerance's share, the worst of them come back while
+    /// there is room, and the result is honest whether or not it converges; the same run with
+    /// no room for retired regions can only retire them for good. The 4-D Gaussian with its
+    /// peak on the edges of the initial cells (16 a side) converges honestly.
+    #[test]
+    fn retired_regions_come_back() {
+        let factor = std::f64::consts::PI.sqrt() * 0.999_593_047_982_555 / 5.0;
+        let exact = factor.powi(3);
+        let source = "exp(-25*((x1-0.5)^2+(x2-0.5)^2+(x3-0.5)^2))";
+        let (out, revived) = integrate_counting(source, 3, 1e-9, 2000, usize::MAX);
+        let err = (out.value - exact).abs();
+        assert!(revived > 0);
+        assert!(err <= out.error, "{err:e} {:e}", out.error);
+        assert!(!out.converged || out.error <= 1e-9 * exact);
+        let (lost, none) = integrate_counting(source, 3, 1e-9, 2000, 0);
+        assert_eq!(none, 0);
+        assert!((lost.value - exact).abs() <= lost.error);
+        // Per axis √π/25 erf(12.5), erf(12.5) = 1 in f64.
+        let exact = (std::f64::consts::PI.sqrt() / 25.0).powi(4);
+        let source = "exp(-625*((x1-0.5)^2+(x2-0.5)^2+(x3-0.5)^2+(x4-0.5)^2))";
+        let (out, _) = integrate_counting(source, 4, 1e-6, u64::MAX, usize::MAX);
+        let err = (out.value - exact).abs();
+        assert!(out.converged && err <= out.error, "{err:e} {:e}", out.error);
+        assert!(out.error <= 1e-6 * exact);
     }
 }
