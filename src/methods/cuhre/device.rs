@@ -284,9 +284,9 @@ fn fitting_density<T: Real, L: RegionList<T>>(
 }
 
 /// Retired errors past this part of the tolerance bring the worst retired regions back...
-const REVIVE_AT: f64 = 0.75;
+const REVIVE_AT: f64 = 0.95;
 /// ...until the retired errors left are within this part.
-const REVIVE_TO: f64 = 0.5;
+const REVIVE_TO: f64 = 0.75;
 
 /// Marks the retired regions to bring back: those above the largest density (a search, each
 /// step a filter of the retired list) at which the retired errors left, `spent` less theirs,
@@ -450,9 +450,6 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
             }
         }
         push_stage(&mut outcome.stages, round, regions * points, &phase, start);
-        if std::env::var("HPQ_DEBUG").is_ok() {
-            eprintln!("r{round} n={regions} err={error:.3e} tol={tol:.3e} spent={spent:.3e} rho={density:.3e} act={} rev={} reverr={:.3e} stop={stop:?}", marked.active, revived.active, revived.error);
-        }
         if let Some(stop) = stop {
             break stop;
         }
