@@ -568,7 +568,10 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         if need <= self.retired.capacity {
             return Ok(true);
         }
-        let want = need.max(2 * self.retired.capacity).max(1 << 16).min(self.retired_most);
+        let want = need
+            .max(2 * self.retired.capacity)
+            .max(1 << 16)
+            .min(self.retired_most);
         if want < need {
             return Ok(false);
         }
@@ -593,16 +596,28 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             let copy = |e| launch_error(&self.kernels.name, self.ordinal, e);
             let stream = &self.stream;
             stream
-                .memcpy_dtod(&old.lower.slice(..corners), &mut new.lower.slice_mut(..corners))
+                .memcpy_dtod(
+                    &old.lower.slice(..corners),
+                    &mut new.lower.slice_mut(..corners),
+                )
                 .map_err(copy)?;
             stream
-                .memcpy_dtod(&old.upper.slice(..corners), &mut new.upper.slice_mut(..corners))
+                .memcpy_dtod(
+                    &old.upper.slice(..corners),
+                    &mut new.upper.slice_mut(..corners),
+                )
                 .map_err(copy)?;
             stream
-                .memcpy_dtod(&old.value.slice(..values), &mut new.value.slice_mut(..values))
+                .memcpy_dtod(
+                    &old.value.slice(..values),
+                    &mut new.value.slice_mut(..values),
+                )
                 .map_err(copy)?;
             stream
-                .memcpy_dtod(&old.settled.slice(..kept), &mut new.settled.slice_mut(..kept))
+                .memcpy_dtod(
+                    &old.settled.slice(..kept),
+                    &mut new.settled.slice_mut(..kept),
+                )
                 .map_err(copy)?;
             stream
                 .memcpy_dtod(&old.axis.slice(..kept), &mut new.axis.slice_mut(..kept))
@@ -672,7 +687,11 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         let list = self.current.buffers.as_mut().ok_or_else(|| lost("list"))?;
         if self.revived > 0 {
             let cfg = config(self.kept)?;
-            let from = self.retired.buffers.as_mut().ok_or_else(|| lost("retired"))?;
+            let from = self
+                .retired
+                .buffers
+                .as_mut()
+                .ok_or_else(|| lost("retired"))?;
             let mut args = self.stream.launch_builder(&self.kernels.split);
             args.arg(&from.lower)
                 .arg(&from.upper)
