@@ -11,8 +11,9 @@ use precision::Real;
 
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
-use crate::methods::cuhre::rule_points;
+use crate::methods::cuhre::{rule_points, Hyperbox};
 use crate::methods::pbcaq::region::{self, Region};
+use crate::methods::{Options, Outcome};
 
 /// The points `a + (first + k * stride) * h` for `k < count`, in the working precision.
 ///
@@ -206,6 +207,19 @@ pub trait Backend: Sync {
     /// [`CPU_ROUND_POINTS`] points' worth (at least one region).
     fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
         (CPU_ROUND_POINTS / rule_points(f.dims().max(1))).max(1)
+    }
+
+    /// CUHRE in rounds with the region list kept by the device ([`crate::methods::cuhre::device`]),
+    /// where the backend has such a device for `f` in `T`: the route of the parallel schedule
+    /// there. The default, for the CPU, is `None`: the rounds run on the host
+    /// ([`Backend::genz_malik_sums`]).
+    fn cuhre_on_device<T: Real, F: Integrand>(
+        &self,
+        _f: &F,
+        _region: &Hyperbox<T>,
+        _options: &Options,
+    ) -> Option<Result<Outcome<T>>> {
+        None
     }
 
     /// The sum over one grid; see [`Backend::uniform_sums`].

@@ -9,14 +9,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use precision::{Dd, Qd, Real};
 
 use super::launch::RegionKernels;
-use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_RULE_DIMS};
+use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_LIST_DIMS, MAX_RULE_DIMS};
 use crate::backend::{non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
-use crate::methods::cuhre::rule_points;
+use crate::methods::cuhre::{device, rule_points, Hyperbox};
 use crate::methods::pbcaq::region::{Region, RegionSums};
+use crate::methods::{Options, Outcome};
 
 /// Runs every uniform sum on one CUDA device, one kernel launch per grid, and every point list
 /// in one launch (device buffers kept for the next list).
@@ -66,6 +67,8 @@ enum Kernel {
     Rule,
     /// `kernels/region.cu`.
     Region,
+    /// `kernels/cuhre_list.cu`.
+    List,
 }
 
 impl GpuBackend {
@@ -110,6 +113,7 @@ impl GpuBackend {
             Kernel::Evaluate => Gpu::evaluate_source::<G>(&code)?,
             Kernel::Rule => Gpu::genz_malik_source::<G>(&code)?,
             Kernel::Region => Gpu::region_source::<G>(&code)?,
+            Kernel::List => Gpu::cuhre_list_source::<G>(&code)?,
         });
         sources.insert(key, source.clone());
         Ok(source)
@@ -189,6 +193,23 @@ impl GpuBackend {
         Ok(self
             .gpu
             .genz_malik_of_source(&source, f.dims(), centers, halfwidths, constants)?)
+    }
+}
+
+impl GpuBackend {
+    /// CUHRE with the region list on this device ([`crate::methods::cuhre::device`]).
+    fn cuhre_list<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Hyperbox<T>,
+        options: &Options,
+    ) -> Result<Outcome<T>> {
+        let tape = Self::tape_of(f)?;
+        let source = self.source_in::<T>(Kernel::List, tape)?;
+        let mut list = self
+            .gpu
+            .cuhre_list::<T>(&source, region.dims(), self.name.clone())?;
+        device::run(f, &mut list, region, options)
     }
 }
 
@@ -312,6 +333,22 @@ impl Backend for GpuBackend {
 
     fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
         gpu_rule_round(f.dims())
+    }
+
+    /// The region list kept on the device for expressions of 2 to [`MAX_LIST_DIMS`]
+    /// variables in f64, dd and qd; `None` (the host's rounds) otherwise.
+    fn cuhre_on_device<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Hyperbox<T>,
+        options: &Options,
+    ) -> Option<Result<Outcome<T>>> {
+        let typed = is::<T, f64>() || is::<T, Dd>() || is::<T, Qd>();
+        let fits = (2..=MAX_LIST_DIMS).contains(&region.dims()) && f.dims() == region.dims();
+        if !(typed && fits && f.tape().is_some()) {
+            return None;
+        }
+        Some(self.cuhre_list(f, region, options))
     }
 
     fn points_per_call<T: Real, F: Integrand>(&self, _f: &F) -> usize {
@@ -644,6 +681,21 @@ impl Backend for HybridBackend {
         } else {
             0
         }
+    }
+
+    /// The region list on the GPU when one was given ([`HybridBackend::new`]: `--device gpu`);
+    /// with a GPU started when needed (`--device auto`) the rounds stay on the host, each sent
+    /// to the GPU by its size, so that a small integral never starts one.
+    fn cuhre_on_device<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        region: &Hyperbox<T>,
+        options: &Options,
+    ) -> Option<Result<Outcome<T>>> {
+        if !self.eager {
+            return None;
+        }
+        self.started()?.cuhre_on_device(f, region, options)
     }
 
     /// The GPU's round when a round of that size would go to the GPU, else the CPU's.

@@ -355,6 +355,22 @@ impl<T: Real> GenzMalik<T> {
         }
     }
 
+    /// The rule as a device kernel takes it (`kernels/cuhre_list.cu`): 30 values in `T`
+    /// (λ2, λ3, λ4, λ5, λ2²/λ3²; the degree-7 and degree-5 weights of the five classes; the
+    /// three null rules) and 13 doubles (the null rules' 1/norms, |w7|, the class sizes).
+    pub(crate) fn table(&self) -> (Vec<T>, Vec<f64>) {
+        let mut values = self.constants.to_vec();
+        values.extend_from_slice(&self.w7);
+        values.extend_from_slice(&self.w5);
+        for rule in &self.null {
+            values.extend_from_slice(rule);
+        }
+        let mut doubles = self.null_norm.to_vec();
+        doubles.extend_from_slice(&self.w7_abs);
+        doubles.extend_from_slice(&self.sizes);
+        (values, doubles)
+    }
+
     /// The estimates of region `r` of a list's [`RuleSums`].
     pub fn estimate_of(&self, half: &[T], sums: &RuleSums<T>, r: usize) -> RuleEstimate<T> {
         let n = self.dims;

@@ -14,7 +14,9 @@
 //!   ε_g ≤ max(τ_abs, τ_rel |I_g|); on the calling thread, the baseline.
 //! - Rounds ([`Schedule::Parallel`], `parallel.rs`): a batch of the worst regions split per
 //!   round, all the children's class sums in one [`Backend::genz_malik_sums`] call (all CPU
-//!   cores, or the GPU's rule kernel), as many as [`Backend::rule_round`] says.
+//!   cores, or the GPU's rule kernel), as many as [`Backend::rule_round`] says. On a backend
+//!   whose [`Backend::cuhre_on_device`] answers (a GPU asked for), the region list stays on
+//!   the device instead: breadth-first rounds with PAGANI's filter ([`device`]).
 //! - The regions, the split and DCUHRE's check of the children against their parent:
 //!   `regions.rs`.
 //!
@@ -53,6 +55,7 @@
 //! # Ok::<(), hpquad::Error>(())
 //! ```
 
+pub mod device;
 pub mod genz_malik;
 mod parallel;
 mod regions;
@@ -213,6 +216,11 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
                 f.dims()
             ),
         });
+    }
+    if schedule == Schedule::Parallel {
+        if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
+            return outcome;
+        }
     }
     let mut regions = Regions::new(f, backend, dims);
     if (regions.rule.points() as u64) > options.max_evaluations {

@@ -284,7 +284,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
 /// within their rounding noise of the largest count as equal, and then the widest axis wins
 /// (so that a region where f is near-quadratic along every axis is cut across its longest
 /// side), the first among equals.
-fn choose_axis<T: Real>(
+pub(super) fn choose_axis<T: Real>(
     differences: &[f64],
     noise: &[f64],
     lower: &[T],

@@ -1,0 +1,488 @@
+// CUHRE with the region list kept on the device between breadth-first rounds: the paper's first
+// phase (Arumugam et al., ICPP 2013, ../shared/papers/cuhre-gpu-arumugam-et-al.txt: C-RULE,
+// UPDATE, PARTITION by prefix scan and compaction) with PAGANI's filter of finished regions
+// (Sakiotis et al., SC 2021). The host (src/methods/cuhre/device.rs) only decides the
+// threshold and reads a few numbers a round; src/gpu/cuhre.rs launches these kernels:
+//
+//   rule    one warp a region: the Genz–Malik class sums and fourth differences, then lane 0
+//           computes the region's estimate, null-rule error (DCUHRE's ratio test and the safety
+//           factor), rounding floor and split axis as GenzMalik::estimate and choose_axis do on
+//           the host (src/methods/cuhre/genz_malik.rs, regions.rs);
+//   settle  one thread a region: DCUHRE's check of the two children against their parent, the
+//           floor, finality (device.rs: settle); block sums of values, errors and volumes;
+//   filter  one thread a region: active when splittable and its error exceeds density × volume
+//           (device.rs: is_active); block sums of the finished regions and the active count;
+//   reduce  one block: the blocks' sums in a fixed order, and the exclusive scan of the active
+//           counts (each block's first child); after the rule, the tolerance's share per unit
+//           of volume, which the filter reads on the device (one copy back a round);
+//   split   one thread a region: each active region's two halves along its axis into the next
+//           list, in the order of the old list, and its value as their parent's; the finished
+//           ones copied to the retired list, from which the same filter and split bring the
+//           worst back when the retired errors pass their part of the tolerance.
+//
+// The host splices in `typedef <double|dd_t|qd_t> real_t;`, the integrand of D variables,
+// `#define HPQ_DIMS D` and the five kernel names (cuhre_rule_<type>_<D>d, ...). Every sum is in
+// a fixed order for a given list, so a run gives the same bits every time.
+#include "reduce.cuh"
+
+// @@INTEGRAND@@
+
+#define HPQ_WARPS 4
+#define HPQ_SAFETY 20.0
+
+typedef accumulator<real_t>::type hpq_acc;
+
+__device__ __forceinline__ double rounded(dd_t a, double) { return a.hi + a.lo; }
+__device__ __forceinline__ dd_t rounded(dd_t a, dd_t) { return a; }
+__device__ __forceinline__ qd_t rounded(qd_t a, qd_t) { return a; }
+
+__device__ __forceinline__ double magnitude(double v) { return fabs(v); }
+__device__ __forceinline__ double magnitude(dd_t v) { return fabs(v.hi + v.lo); }
+__device__ __forceinline__ double magnitude(qd_t v) { return fabs(v.x[0] + v.x[1]); }
+__device__ __forceinline__ double as_double(double v) { return v; }
+__device__ __forceinline__ double as_double(dd_t v) { return v.hi + v.lo; }
+__device__ __forceinline__ double as_double(qd_t v) { return v.x[0] + v.x[1]; }
+__device__ __forceinline__ void acc_store(double *p, dd_t a) { store(p, a); }
+__device__ __forceinline__ void acc_store(double *p, qd_t a) { store(p, a); }
+
+// The pair i < j with index p in the order (0,1), (0,2), ..., (0,D-1), (1,2), ...
+__device__ __forceinline__ void pair_of(unsigned p, int &i, int &j) {
+    i = 0;
+    while (p >= (unsigned)(HPQ_DIMS - 1 - i)) {
+        p -= HPQ_DIMS - 1 - i;
+        ++i;
+    }
+    j = i + 1 + (int)p;
+}
+
+// The rule's constants, `k` as the host lays them out (src/gpu/cuhre.rs: rule_constants): 30
+// values of real_t (λ2, λ3, λ4, λ5, λ2²/λ3²; the degree-7 and degree-5 weights of the five
+// classes; the three null rules), then doubles: the null rules' 1/norms (3), |w7| (5), the
+// class sizes (5) and the precision's ε.
+#define HPQ_K_REAL(i) (k + (i) * limbs<real_t>::count)
+#define HPQ_K_DOUBLE(i) (k[30 * limbs<real_t>::count + (i)])
+
+// Whether [a, b] can be halved: adaptive.rs's splittable.
+__device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
+    const double scale = fmax(magnitude(a), magnitude(b));
+    return as_double(b - a) > 256.0 * eps * scale;
+}
+
+// Σ w_k S_k in the accumulator, rounded.
+__device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
+    hpq_acc a;
+    acc_zero(a);
+    for (int q = 0; q < 5; ++q) {
+        real_t wq;
+        load(w + q * limbs<real_t>::count, wq);
+        a = acc_add(a, wq * S[q]);
+    }
+    return rounded(a, real_t());
+}
+
+// lower, upper: regions * D values, region-major ((r * D + d) * limbs). Outputs per region: its
+// estimate (real_t), error and floor (doubles), axis (-1: none can be halved). first_bad: the
+// smallest r * 2^24 + point index whose value is not finite (host-set to ~0).
+extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
+                                         const double *__restrict__ upper,
+                                         const double *__restrict__ k,
+                                         unsigned long long regions,
+                                         double *__restrict__ value, double *__restrict__ error,
+                                         double *__restrict__ floor_out,
+                                         int *__restrict__ axis_out,
+                                         unsigned long long *__restrict__ first_bad) {
+    const int D = HPQ_DIMS;
+    const int L = limbs<real_t>::count;
+    __shared__ real_t lo_s[HPQ_WARPS][D], hi_s[HPQ_WARPS][D], c_s[HPQ_WARPS][D];
+    __shared__ real_t s2[HPQ_WARPS][D], s3[HPQ_WARPS][D], s4[HPQ_WARPS][D], s5[HPQ_WARPS][D];
+    __shared__ real_t half_s[HPQ_WARPS][D];
+    __shared__ real_t axis_values[HPQ_WARPS][4 * D + 1];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const unsigned long long on_axes = 1 + 4ull * D;
+    const unsigned long long on_pairs = on_axes + 2ull * D * (D - 1);
+    const unsigned long long count = on_pairs + (1ull << D);
+    const double eps = HPQ_K_DOUBLE(13);
+
+    for (unsigned long long r = (unsigned long long)blockIdx.x * HPQ_WARPS + warp; r < regions;
+         r += (unsigned long long)gridDim.x * HPQ_WARPS) {
+        for (int d = lane; d < D; d += 32) {
+            real_t l, u, lambda;
+            load(lower + (r * D + d) * L, l);
+            load(upper + (r * D + d) * L, u);
+            lo_s[warp][d] = l;
+            hi_s[warp][d] = u;
+            const real_t h = (u - l) * 0.5;
+            half_s[warp][d] = h;
+            c_s[warp][d] = (l + u) * 0.5;
+            load(HPQ_K_REAL(0), lambda);
+            s2[warp][d] = lambda * h;
+            load(HPQ_K_REAL(1), lambda);
+            s3[warp][d] = lambda * h;
+            load(HPQ_K_REAL(2), lambda);
+            s4[warp][d] = lambda * h;
+            load(HPQ_K_REAL(3), lambda);
+            s5[warp][d] = lambda * h;
+        }
+        __syncwarp();
+
+        hpq_acc acc[5];
+        for (int q = 0; q < 5; ++q) acc_zero(acc[q]);
+        for (unsigned long long p = lane; p < count; p += 32) {
+            real_t x[D];
+            for (int d = 0; d < D; ++d) x[d] = c_s[warp][d];
+            int cls;
+            if (p == 0) {
+                cls = 0;
+            } else if (p < on_axes) {
+                const unsigned m = (unsigned)(p - 1);
+                const int i = m >> 2, which = m & 3;
+                const real_t s = which < 2 ? s2[warp][i] : s3[warp][i];
+                x[i] = (which & 1) ? x[i] - s : x[i] + s;
+                cls = which < 2 ? 1 : 2;
+            } else if (p < on_pairs) {
+                const unsigned m = (unsigned)(p - on_axes);
+                int i, j;
+                pair_of(m >> 2, i, j);
+                x[i] = (m & 1) ? x[i] - s4[warp][i] : x[i] + s4[warp][i];
+                x[j] = (m & 2) ? x[j] - s4[warp][j] : x[j] + s4[warp][j];
+                cls = 3;
+            } else {
+                const unsigned long long m = p - on_pairs;
+                for (int d = 0; d < D; ++d) {
+                    x[d] = ((m >> d) & 1) ? x[d] - s5[warp][d] : x[d] + s5[warp][d];
+                }
+                cls = 4;
+            }
+            const real_t y = integrand(x);
+            if (!isfinite(leading(y))) atomicMin(first_bad, (r << 24) | p);
+            if (p < on_axes) axis_values[warp][p == 0 ? 4 * D : (int)(p - 1)] = y;
+            for (int q = 0; q < 5; ++q) {
+                if (q == cls) acc[q] = acc_add(acc[q], y);
+            }
+        }
+        for (int q = 0; q < 5; ++q) acc[q] = warp_reduce(acc[q]);
+        __syncwarp();
+
+        if (lane == 0) {
+            real_t S[5];
+            for (int q = 0; q < 5; ++q) S[q] = rounded(acc[q], real_t());
+            real_t volume = half_s[warp][0];
+            for (int d = 1; d < D; ++d) volume = volume * half_s[warp][d];
+            volume = volume * (double)(1ull << D);
+            const real_t i7 = weigh(HPQ_K_REAL(5), S);
+            const real_t v = i7 * volume;
+            const double vol = magnitude(volume);
+            double size = 0.0;
+            for (int q = 0; q < 5; ++q) size = fmax(size, magnitude(S[q]) / HPQ_K_DOUBLE(8 + q));
+            const double noise = 64.0 * eps * size;
+            double e[3];
+            for (int n = 0; n < 3; ++n) {
+                const double en = magnitude(weigh(HPQ_K_REAL(15 + 5 * n), S)) * HPQ_K_DOUBLE(n);
+                e[n] = en > noise ? en : 0.0;
+            }
+            const bool asymptotic = 5.0 * e[0] <= e[1] && 5.0 * e[1] <= e[2];
+            double err = vol * (asymptotic ? e[0] : 5.0 * fmax(e[0], fmax(e[1], e[2])));
+            if (asymptotic) err *= HPQ_SAFETY;
+            double mag = 0.0;
+            for (int q = 0; q < 5; ++q) mag += HPQ_K_DOUBLE(3 + q) * magnitude(S[q]);
+            const double fl = 4.0 * eps * mag * vol + 2.0 * eps * magnitude(v);
+
+            // The axis: regions.rs's choose_axis on the fourth differences.
+            real_t ratio;
+            load(HPQ_K_REAL(4), ratio);
+            const double axis_noise =
+                8.0 * eps * (4.0 * magnitude(S[0]) + (magnitude(S[1]) + magnitude(S[2])) / D);
+            const real_t centre2 = axis_values[warp][4 * D] + axis_values[warp][4 * D];
+            double diff[D];
+            double largest = -1.0;  // differences are magnitudes
+            for (int d = 0; d < D; ++d) {
+                const real_t *a = &axis_values[warp][4 * d];
+                const real_t second2 = a[0] + a[1] - centre2;
+                const real_t second3 = a[2] + a[3] - centre2;
+                diff[d] = magnitude(second2 - ratio * second3);
+                if (splittable(lo_s[warp][d], hi_s[warp][d], eps)) largest = fmax(largest, diff[d]);
+            }
+            int best = -1;
+            double best_width = 0.0;
+            for (int d = 0; d < D; ++d) {
+                if (!splittable(lo_s[warp][d], hi_s[warp][d], eps)) continue;
+                const double width = as_double(hi_s[warp][d] - lo_s[warp][d]);
+                const bool tied = largest - diff[d] <= fmax(axis_noise, 1e-12 * largest);
+                if (tied && (best < 0 || width > best_width)) {
+                    best = d;
+                    best_width = width;
+                }
+            }
+            store(value + r * L, v);
+            error[r] = err;
+            floor_out[r] = fl;
+            axis_out[r] = best;
+        }
+        // The next region overwrites this warp's shared arrays.
+        __syncwarp();
+    }
+}
+
+// The doubles of one block's sums: a value accumulator, an error and a volume in double-double,
+// a count.
+#define HPQ_ACC_LIMBS (sizeof(hpq_acc) / sizeof(double))
+#define HPQ_PARTIAL (HPQ_ACC_LIMBS + 5)
+
+__device__ __forceinline__ double region_volume(const double *lower, const double *upper,
+                                                unsigned long long r) {
+    const int D = HPQ_DIMS;
+    const int L = limbs<real_t>::count;
+    double v = 1.0;
+    for (int d = 0; d < D; ++d) {
+        real_t l, u;
+        load(lower + (r * D + d) * L, l);
+        load(upper + (r * D + d) * L, u);
+        v *= as_double(u - l);
+    }
+    return v;
+}
+
+// Writes block sums (value, error, volume, count) of this thread's share; every thread calls.
+__device__ __forceinline__ void block_sums(hpq_acc v, dd_t e, dd_t vol, double n,
+                                           double *partials) {
+    double *out = partials + (unsigned long long)blockIdx.x * HPQ_PARTIAL;
+    v = block_reduce(v);
+    if (threadIdx.x == 0) acc_store(out, v);
+    __syncthreads();
+    e = block_reduce(e);
+    if (threadIdx.x == 0) store(out + HPQ_ACC_LIMBS, e);
+    __syncthreads();
+    vol = block_reduce(vol);
+    if (threadIdx.x == 0) store(out + HPQ_ACC_LIMBS + 2, vol);
+    __syncthreads();
+    dd_t c = block_reduce(dd_make(n, 0.0));
+    if (threadIdx.x == 0) out[HPQ_ACC_LIMBS + 4] = c.hi;
+}
+
+// One thread a region, blocks of 256 without a stride (block b's sums at partials[b]). With
+// `pairs`, regions 2p and 2p + 1 are the halves of parent p (value parent[p]): DCUHRE's check
+// scales both errors by 1 + 2d/(e_l + e_r) and adds d = |I_l + I_r - I_p| / 4. Then the error is
+// at least the floor, and a region within twice its floor is final (axis -1).
+extern "C" __global__ void HPQ_LIST_SETTLE(const double *__restrict__ lower,
+                                           const double *__restrict__ upper,
+                                           const double *__restrict__ value,
+                                           const double *__restrict__ error,
+                                           const double *__restrict__ floor_in,
+                                           const double *__restrict__ parent, int pairs,
+                                           unsigned long long regions, int *__restrict__ axis,
+                                           double *__restrict__ settled,
+                                           double *__restrict__ partials) {
+    const int L = limbs<real_t>::count;
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    hpq_acc v;
+    acc_zero(v);
+    dd_t e = dd_make(0.0, 0.0), vol = dd_make(0.0, 0.0);
+    if (r < regions) {
+        real_t mine;
+        load(value + r * L, mine);
+        double err = error[r];
+        if (pairs) {
+            const unsigned long long p = r >> 1;
+            real_t left, right, up;
+            load(value + 2 * p * L, left);
+            load(value + (2 * p + 1) * L, right);
+            load(parent + p * L, up);
+            const double d = magnitude(left + right - up) / 4.0;
+            const double sum = error[2 * p] + error[2 * p + 1];
+            if (sum > 0.0) err *= 1.0 + 2.0 * d / sum;
+            err += d;
+        }
+        const double fl = floor_in[r];
+        err = fmax(err, fl);
+        if (err <= 2.0 * fl) axis[r] = -1;
+        settled[r] = err;
+        v = acc_add(v, mine);
+        e = dd_make(err, 0.0);
+        vol = dd_make(region_volume(lower, upper, r), 0.0);
+    }
+    block_sums(v, e, vol, 0.0, partials);
+}
+
+// One thread a region, the blocks of HPQ_LIST_SETTLE: active[r] = 1 when region r has an axis
+// and its error exceeds density × its volume (the density is *density_at when from_device, the
+// rule's reduction having computed it there). The block's sums are over the finished regions,
+// or over the active ones with `tally_active` (the retired regions brought back); its count is
+// the active ones.
+extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
+                                           const double *__restrict__ upper,
+                                           const double *__restrict__ value,
+                                           const double *__restrict__ settled,
+                                           const int *__restrict__ axis, double density,
+                                           const double *__restrict__ density_at,
+                                           int from_device, int tally_active,
+                                           unsigned long long regions,
+                                           unsigned char *__restrict__ active,
+                                           double *__restrict__ partials) {
+    const int L = limbs<real_t>::count;
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (from_device) density = *density_at;
+    hpq_acc v;
+    acc_zero(v);
+    dd_t e = dd_make(0.0, 0.0), vol = dd_make(0.0, 0.0);
+    double n = 0.0;
+    if (r < regions) {
+        const double volume = region_volume(lower, upper, r);
+        const bool on = axis[r] >= 0 && settled[r] > density * volume;
+        active[r] = on ? 1 : 0;
+        if (on) n = 1.0;
+        if (on == (tally_active != 0)) {
+            real_t mine;
+            load(value + r * L, mine);
+            v = acc_add(v, mine);
+            e = dd_make(settled[r], 0.0);
+            vol = dd_make(volume, 0.0);
+        }
+    }
+    block_sums(v, e, vol, n, partials);
+}
+
+// One block of 1024 threads: the sums of `blocks` partials (thread t adds a contiguous run of
+// them in order, then the block tree), into out[0 .. HPQ_PARTIAL), then *first_bad's bits (and
+// *first_bad is reset for the next rule); with `scan`, offsets[b] = the active regions of the
+// blocks before b. With `share`, out[HPQ_PARTIAL + 1] = the tolerance's share per unit of the
+// list's volume (device.rs: the density): tol = max(absolute, relative |retired_value + I|),
+// max(tol - spent, 0) / volume.
+extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
+                                           unsigned long long blocks, int scan,
+                                           unsigned long long *__restrict__ first_bad,
+                                           unsigned long long *__restrict__ offsets,
+                                           int share, double absolute, double relative,
+                                           double retired_value, double spent,
+                                           double *__restrict__ out) {
+    __shared__ unsigned long long before[1024];
+    const unsigned long long per = (blocks + blockDim.x - 1) / blockDim.x;
+    const unsigned long long start = threadIdx.x * per;
+    const unsigned long long stop = start + per < blocks ? start + per : blocks;
+    hpq_acc v;
+    acc_zero(v);
+    dd_t e = dd_make(0.0, 0.0), vol = dd_make(0.0, 0.0);
+    unsigned long long n = 0;
+    for (unsigned long long b = start; b < stop; ++b) {
+        const double *p = partials + b * HPQ_PARTIAL;
+        hpq_acc pv;
+        load(p, pv);
+        v = acc_add(v, pv);
+        e = dd_add(e, dd_make(p[HPQ_ACC_LIMBS], p[HPQ_ACC_LIMBS + 1]));
+        vol = dd_add(vol, dd_make(p[HPQ_ACC_LIMBS + 2], p[HPQ_ACC_LIMBS + 3]));
+        n += (unsigned long long)p[HPQ_ACC_LIMBS + 4];
+    }
+    before[threadIdx.x] = n;
+    v = block_reduce(v);
+    if (threadIdx.x == 0) acc_store(out, v);
+    __syncthreads();
+    e = block_reduce(e);
+    if (threadIdx.x == 0) store(out + HPQ_ACC_LIMBS, e);
+    __syncthreads();
+    vol = block_reduce(vol);
+    if (threadIdx.x == 0) {
+        store(out + HPQ_ACC_LIMBS + 2, vol);
+        unsigned long long total = 0;
+        for (int t = 0; t < (int)blockDim.x; ++t) {
+            const unsigned long long c = before[t];
+            before[t] = total;
+            total += c;
+        }
+        out[HPQ_ACC_LIMBS + 4] = (double)total;
+        out[HPQ_ACC_LIMBS + 5] = __longlong_as_double((long long)*first_bad);
+        *first_bad = ~0ull;
+        if (share) {
+            const double integral = retired_value + as_double(rounded(v, real_t()));
+            const double tol = fmax(absolute, relative * fabs(integral));
+            const double volume = vol.hi + vol.lo;
+            out[HPQ_ACC_LIMBS + 6] = volume > 0.0 ? fmax(tol - spent, 0.0) / volume : 0.0;
+        }
+    }
+    __syncthreads();
+    if (scan) {
+        unsigned long long at = before[threadIdx.x];
+        for (unsigned long long b = start; b < stop; ++b) {
+            offsets[b] = at;
+            at += (unsigned long long)partials[b * HPQ_PARTIAL + HPQ_ACC_LIMBS + 4];
+        }
+    }
+}
+
+// One thread a region of the old list, the blocks of HPQ_LIST_FILTER: active region r, the
+// k-th active one in list order, becomes regions 2 (first + k) (the lower half along its axis)
+// and 2 (first + k) + 1 of the next list, and parent[first + k] its value; with `kill` (the
+// retired list: these regions are brought back) its entry is emptied (no axis, value and error
+// 0). With `keep`, finished region r, the j-th finished one (j = r - k), is copied to entry
+// keep_first + j of the retired list (corners, value, error, axis).
+extern "C" __global__ void HPQ_LIST_SPLIT(const double *__restrict__ lower,
+                                          const double *__restrict__ upper,
+                                          double *__restrict__ value,
+                                          double *__restrict__ settled,
+                                          int *__restrict__ axis,
+                                          const unsigned char *__restrict__ active,
+                                          const unsigned long long *__restrict__ offsets,
+                                          unsigned long long regions, unsigned long long first,
+                                          int kill, double *__restrict__ next_lower,
+                                          double *__restrict__ next_upper,
+                                          double *__restrict__ parent, int keep,
+                                          unsigned long long keep_first,
+                                          double *__restrict__ kept_lower,
+                                          double *__restrict__ kept_upper,
+                                          double *__restrict__ kept_value,
+                                          double *__restrict__ kept_settled,
+                                          int *__restrict__ kept_axis) {
+    const int D = HPQ_DIMS;
+    const int L = limbs<real_t>::count;
+    __shared__ unsigned warp_counts[32];
+    const unsigned long long r = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const bool on = r < regions && active[r];
+    const unsigned mask = __ballot_sync(0xffffffffu, on);
+    if (lane == 0) warp_counts[warp] = __popc(mask);
+    __syncthreads();
+    if (r >= regions) return;
+    unsigned before = 0;
+    for (int w = 0; w < warp; ++w) before += warp_counts[w];
+    // The active regions before r in list order.
+    const unsigned long long k =
+        offsets[blockIdx.x] + before + __popc(mask & ((1u << lane) - 1u));
+    if (!on) {
+        if (keep) {
+            const unsigned long long j = keep_first + (r - k);
+            for (int d = 0; d < D; ++d) {
+                for (int l = 0; l < L; ++l) {
+                    kept_lower[(j * D + d) * L + l] = lower[(r * D + d) * L + l];
+                    kept_upper[(j * D + d) * L + l] = upper[(r * D + d) * L + l];
+                }
+            }
+            for (int l = 0; l < L; ++l) kept_value[j * L + l] = value[r * L + l];
+            kept_settled[j] = settled[r];
+            kept_axis[j] = axis[r];
+        }
+        return;
+    }
+    const unsigned long long to = first + k;
+    const int a = axis[r];
+    for (int d = 0; d < D; ++d) {
+        real_t l, u;
+        load(lower + (r * D + d) * L, l);
+        load(upper + (r * D + d) * L, u);
+        real_t left_upper = u, right_lower = l;
+        if (d == a) {
+            const real_t middle = (l + u) * 0.5;
+            left_upper = middle;
+            right_lower = middle;
+        }
+        store(next_lower + (2 * to * D + d) * L, l);
+        store(next_upper + (2 * to * D + d) * L, left_upper);
+        store(next_lower + ((2 * to + 1) * D + d) * L, right_lower);
+        store(next_upper + ((2 * to + 1) * D + d) * L, u);
+    }
+    real_t mine;
+    load(value + r * L, mine);
+    store(parent + to * L, mine);
+    if (kill) {
+        axis[r] = -1;
+        settled[r] = 0.0;
+        for (int l = 0; l < L; ++l) value[r * L + l] = 0.0;
+    }
+}

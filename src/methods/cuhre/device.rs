@@ -1,0 +1,897 @@
+//! CUHRE with the region list on the device: the first phase of Arumugam et al.'s two-phase GPU
+//! algorithm (`../shared/papers/cuhre-gpu-arumugam-et-al.txt`, §III: INIT-PARTITION, then
+//! rounds of C-RULE, UPDATE, classification and PARTITION by prefix scan) with the filter of its
+//! successor PAGANI (Sakiotis, Arumugam, Paterno, Ranjan, Terzić and Zubair, "PAGANI: a parallel
+//! adaptive GPU algorithm for numerical integration", SC 2021): every round evaluates the whole
+//! list, retires the regions whose error is within their share of the tolerance (their estimate
+//! and error are accumulated), and splits every other region in two along its axis. The list,
+//! its estimates and its splits stay on the device; a round brings back a few numbers.
+//!
+//! ```text
+//! L ← the box cut into k^n equal regions (k^n ≤ INITIAL_REGIONS)
+//! (I_f, ε_f, V_f) ← 0                          the finished regions' sums
+//! loop:
+//!     C-RULE on every region of L; DCUHRE's parent check; floors        (settle)
+//!     I ← I_f + Σ_L I_r;  ε ← ε_f + Σ_L ε_r
+//!     stop if ε ≤ max(τ_abs, τ_rel |I|)                                  (met)
+//!     ρ ← (max(τ_abs, τ_rel |I|) − ε_f) / V(L)      the tolerance left per unit of volume
+//!     region r active ⇔ it can be halved and ε_r > ρ V_r                 (filter)
+//!     if ε_f > 0.75 tol: mark the worst retired regions, ε_f → ≤ 0.5 tol    (revive)
+//!     retire the others: I_f += Σ I_r, ε_f += Σ ε_r (kept in the retired list)
+//!     L ← both halves of each active region, then of each revived one    (split)
+//! ```
+//!
+//! The share ρ is the tolerance still unspent spread over the volume still active (computed on
+//! the device right after the rule, so that a round brings back one copy of a few numbers).
+//! Where an early |I| is far above the integral (the Gaussian's peak on the edges of the initial
+//! cells in 8 dimensions), regions are retired at a tolerance the integral does not have; with
+//! retired regions never revisited the run could not converge (H100: the 8-dimensional
+//! Gaussian to 1e-3, 3.7 digits, not converged, where the host's rounds converge). So the
+//! device keeps the retired regions (corners, estimate, error, axis) in a retired list, and when
+//! their errors pass 75% of the tolerance the worst of them come back (the largest density at
+//! which the errors left are within 50%, a search of a few filters of the retired list; their
+//! halves join the next list): the global adaptive rule's answer, as PAGANI recomputes with a
+//! stricter threshold. Measured on the H100: the 8-dimensional Gaussian to 1e-3 converges in
+//! 281 ms (4.3 digits). Triggered at 95% (to 75%) it did not converge (the share left to the
+//! list shrinks towards 0 and the list doubles to the cap), though the 6-dimensional Gaussian
+//! brought back fewer regions there (74 ms against 94).
+//! The share of the least integral the errors allow, |I| − ε, was measured too (H100) and is
+//! worse: while the coarse estimates' errors exceed |I| nothing retires and the list doubles
+//! every round. A retired region that cannot be halved, or that found no room in the retired
+//! list (its memory is bounded too), is retired for good; when those alone pass the tolerance
+//! the run stops, `converged: false`.
+//!
+//! Memory (the paper's Lmax, from the device's free memory, not its Fermi constant): when the
+//! halves of the active regions would not fit, ρ is raised (bisection, each step a count on the
+//! device) until the active regions' halves fit, and the regions below it are retired with
+//! their errors: the list never outgrows the device. That is PAGANI's answer to a full list and
+//! this module's second phase; its stages are recorded as such. The paper's own second phase
+//! (one thread a region, a bounded heap each) is not implemented. The evaluation cap stops the
+//! run before a round that would pass it, with `converged: false` and ε as the error.
+//!
+//! Determinism: the list's order depends on the numbers only (compaction keeps list order),
+//! and every device sum is in a fixed order for a list, so a run on a device kind gives the
+//! same bits every time.
+//!
+//! The per-region rules are the host's: [`settle`] (DCUHRE's parent check, the floor,
+//! finality) and [`is_active`] are what the device's kernels compute, and the CPU reference
+//! list in this module's tests runs the whole driver with them.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use precision::Real;
+
+use super::{rule_points, tolerance, Hyperbox};
+use crate::backend::{check_finite, rule_point};
+use crate::error::{Error, Result};
+use crate::integrand::Integrand;
+use crate::methods::{Options, Outcome, Stage};
+
+/// The regions of the initial partition at most: k^n ≤ 2^16, k the largest such (4 cuts an
+/// axis in 8 dimensions, 9 in 5). A first round of that size fills the device for
+/// 10^7 evaluations and more; a coarser start would spend rounds on a device mostly idle.
+pub const INITIAL_REGIONS: u64 = 1 << 16;
+
+/// Sums over a list or its finished part, as the device reduces them.
+#[derive(Debug, Clone, Copy)]
+pub struct ListSums<T: Real> {
+    /// Σ of the regions' estimates, in the accumulator.
+    pub value: T::Accumulator,
+    /// Σ of their errors (compensated on the device, rounded).
+    pub error: f64,
+    /// Σ of their volumes.
+    pub volume: f64,
+    /// After a filter: the active regions.
+    pub active: u64,
+    /// After the rule: the first region (in list order) with a point whose value is not
+    /// finite, and that point's index in the order of [`rule_point`].
+    pub bad: Option<(u64, u64)>,
+}
+
+/// No regions' sums.
+pub fn empty<T: Real>() -> ListSums<T> {
+    ListSums {
+        value: T::zero().to_accumulator(),
+        error: 0.0,
+        volume: 0.0,
+        active: 0,
+        bad: None,
+    }
+}
+
+/// What the device needs to compute the tolerance's share after the rule: ρ =
+/// max(tol − spent, 0) / V(L) with tol = max(`absolute`, `relative` |`retired_value` + Σ_L I_r|).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Share {
+    /// The absolute tolerance.
+    pub absolute: f64,
+    /// The relative tolerance (for the working precision).
+    pub relative: f64,
+    /// The retired regions' estimates, summed.
+    pub retired_value: f64,
+    /// The retired regions' errors, summed.
+    pub spent: f64,
+}
+
+/// A round's numbers: the list's sums after the rule, and the filter at the share's density.
+#[derive(Debug, Clone, Copy)]
+pub struct Round<T: Real> {
+    /// Σ over the list (estimates, settled errors, volumes; `bad`).
+    pub list: ListSums<T>,
+    /// The filter at `density`: the finished regions' sums, the active count.
+    pub finished: ListSums<T>,
+    /// The share per unit of volume the device computed from [`Share`].
+    pub density: f64,
+}
+
+/// A list of regions kept by a device, the retired regions it keeps to bring back, and the
+/// steps of a round on them.
+pub trait RegionList<T: Real> {
+    /// The device, for the record.
+    fn device(&self) -> Arc<str>;
+    /// Makes the list the regions whose corners are `lower` and `upper` (dims values a region,
+    /// region-major), with no parents; the retired list empty.
+    fn load(&mut self, lower: &[T], upper: &[T]) -> Result<()>;
+    /// The regions in the list.
+    fn regions(&self) -> u64;
+    /// The rule on every region, then [`settle`] (with the parent check when the list came
+    /// from a split), then the filter ([`is_active`]) at the density `share` gives: both sums.
+    fn rule(&mut self, share: &Share) -> Result<Round<T>>;
+    /// Marks each region active or finished by [`is_active`] with `density`: the sums over the
+    /// finished regions, and the active count.
+    fn filter(&mut self, density: f64) -> Result<ListSums<T>>;
+    /// Makes room for a next list of `regions` regions if it can: the regions the next list
+    /// can hold (`regions` or more when there is room).
+    fn room(&mut self, regions: u64) -> Result<u64>;
+    /// Makes room for `regions` more retired regions if it can: whether they fit.
+    fn keep(&mut self, regions: u64) -> Result<bool>;
+    /// Marks the retired regions that [`is_active`] at `density` to be brought back by the
+    /// next split (replacing earlier marks): their sums and count.
+    fn revive(&mut self, density: f64) -> Result<ListSums<T>>;
+    /// The sums over the retired list (those brought back gone); clears the marks.
+    fn retired(&mut self) -> Result<ListSums<T>>;
+    /// Replaces the list with the halves of the regions the last filter marked active, in list
+    /// order, then those of the retired regions marked by [`RegionList::revive`] (which leave
+    /// the retired list); each pair's parent is the region it came from. With `keep`, the
+    /// finished regions join the retired list (room made by [`RegionList::keep`]).
+    fn split(&mut self, keep: bool) -> Result<()>;
+    /// The corners of region `region` of the list.
+    fn bounds(&mut self, region: u64) -> Result<(Vec<T>, Vec<T>)>;
+}
+
+/// One region's estimate as the rule leaves it, before [`settle`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Raw<T> {
+    /// The degree-7 estimate.
+    pub value: T,
+    /// The null rules' error, times `regions::SAFETY` where the ratio test passed.
+    pub error: f64,
+    /// The rounding floor.
+    pub floor: f64,
+    /// The axis to split along, or `None` when none can be halved.
+    pub axis: Option<usize>,
+}
+
+/// DCUHRE's check of two halves against their parent (`parent`, their parent's estimate; none
+/// for the initial regions), then the floor and finality, as in `regions.rs`: with
+/// d = |I_left + I_right − I_parent| / 4 and e = ε_left + ε_right, each error becomes
+/// ε (1 + 2d/e) + d; then max(ε, floor), and a region within twice its floor is final (no
+/// axis). Returns the settled errors and axes.
+pub fn settle<T: Real>(pair: &[Raw<T>], parent: Option<T>) -> Vec<(f64, Option<usize>)> {
+    let mut errors: Vec<f64> = pair.iter().map(|r| r.error).collect();
+    if let (Some(up), [left, right]) = (parent, pair) {
+        let d = (left.value + right.value - up).abs().to_f64() / 4.0;
+        let e = left.error + right.error;
+        for error in errors.iter_mut() {
+            if e > 0.0 {
+                *error *= 1.0 + 2.0 * d / e;
+            }
+            *error += d;
+        }
+    }
+    pair.iter()
+        .zip(errors)
+        .map(|(r, error)| {
+            let error = error.max(r.floor);
+            let axis = if error <= 2.0 * r.floor { None } else { r.axis };
+            (error, axis)
+        })
+        .collect()
+}
+
+/// Whether a region stays in the list: it can be halved and its error exceeds its share
+/// `density` × `volume` of the tolerance left.
+pub fn is_active(error: f64, axis: Option<usize>, volume: f64, density: f64) -> bool {
+    axis.is_some() && error > density * volume
+}
+
+/// The cuts an axis of the initial partition: the largest k with k^n ≤ `most` (at most
+/// [`INITIAL_REGIONS`]) and k^n rule evaluations within `cap`, at least 1.
+pub fn initial_cuts(dims: usize, points: u64, cap: u64, most: u64) -> u64 {
+    let most = most.min(INITIAL_REGIONS);
+    let fits = |k: u64| {
+        k.checked_pow(dims as u32)
+            .is_some_and(|regions| regions <= most && regions.saturating_mul(points) <= cap)
+    };
+    let mut k = 1;
+    while fits(k + 1) {
+        k += 1;
+    }
+    k
+}
+
+/// The box cut into `cuts` equal pieces an axis, region-major corners, the first axis
+/// fastest; neighbours share their edge exactly.
+fn partition<T: Real>(region: &Hyperbox<T>, cuts: u64) -> (Vec<T>, Vec<T>) {
+    let n = region.dims();
+    let edge = |d: usize, j: u64| {
+        let (a, b) = (region.lower()[d], region.upper()[d]);
+        if j == cuts {
+            b
+        } else {
+            a + (b - a) * T::from_i64(j as i64) / T::from_i64(cuts as i64)
+        }
+    };
+    let total = cuts.pow(n as u32);
+    let (mut lower, mut upper) = (Vec::new(), Vec::new());
+    for cell in 0..total {
+        let mut rest = cell;
+        for d in 0..n {
+            let j = rest % cuts;
+            rest /= cuts;
+            lower.push(edge(d, j));
+            upper.push(edge(d, j + 1));
+        }
+    }
+    (lower, upper)
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Finish {
+    Met,
+    Capped,
+    Exhausted,
+}
+
+/// The density at which at most `target` regions stay active: doubled from `from` until the
+/// count fits, then bisected (geometrically) 40 times; each step a filter on the device.
+fn fitting_density<T: Real, L: RegionList<T>>(
+    list: &mut L,
+    from: f64,
+    seed: f64,
+    target: u64,
+) -> Result<f64> {
+    let mut low = from;
+    let mut high = if from > 0.0 { 2.0 * from } else { seed };
+    if !(high > 0.0 && high.is_finite()) {
+        high = f64::MIN_POSITIVE;
+    }
+    while list.filter(high)?.active > target {
+        low = high;
+        high *= 2.0;
+        if !high.is_finite() {
+            return Ok(f64::MAX);
+        }
+    }
+    for _ in 0..40 {
+        let middle = if low > 0.0 {
+            (low * high).sqrt()
+        } else {
+            high / 2.0
+        };
+        if list.filter(middle)?.active > target {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    Ok(high)
+}
+
+/// Retired errors past this part of the tolerance bring the worst retired regions back...
+const REVIVE_AT: f64 = 0.75;
+/// ...until the retired errors left are within this part.
+const REVIVE_TO: f64 = 0.5;
+
+/// Marks the retired regions to bring back: those above the largest density (a search, each
+/// step a filter of the retired list) at which the retired errors left, `spent` less theirs,
+/// are within `target`; all that can be halved when none is. `kept` are the retired list's
+/// sums. The marks of the last call to [`RegionList::revive`] are the ones returned.
+fn revive<T: Real, L: RegionList<T>>(
+    list: &mut L,
+    spent: f64,
+    kept: &ListSums<T>,
+    target: f64,
+) -> Result<ListSums<T>> {
+    if !(kept.error > 0.0 && kept.volume > 0.0) {
+        return Ok(empty());
+    }
+    let enough = |s: &ListSums<T>| spent - s.error <= target;
+    // [low, high]: enough at low, not at high.
+    let start = kept.error / kept.volume;
+    let (mut low, mut high);
+    let first = list.revive(start)?;
+    if enough(&first) {
+        low = start;
+        high = 4.0 * start;
+        while enough(&list.revive(high)?) {
+            low = high;
+            high *= 4.0;
+            if !high.is_finite() {
+                return list.revive(low);
+            }
+        }
+    } else {
+        high = start;
+        low = start / 4.0;
+        loop {
+            if low < start * 1e-30 {
+                // Everything that can be halved.
+                return list.revive(0.0);
+            }
+            if enough(&list.revive(low)?) {
+                break;
+            }
+            high = low;
+            low /= 4.0;
+        }
+    }
+    for _ in 0..4 {
+        let middle = (low * high).sqrt();
+        if enough(&list.revive(middle)?) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    list.revive(low)
+}
+
+/// Integrates `f` over `region` with the list kept by `list`, to the tolerance of `options`.
+pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
+    f: &F,
+    list: &mut L,
+    region: &Hyperbox<T>,
+    options: &Options,
+) -> Result<Outcome<T>> {
+    let dims = region.dims();
+    let points = rule_points(dims) as u64;
+    let cap = options.max_evaluations;
+    let device = list.device();
+    let first_phase: Arc<str> = Arc::from(format!("{device}, region list"));
+    let second_phase: Arc<str> = Arc::from(format!("{device}, region list filtered to memory"));
+    let mut outcome = Outcome {
+        value: T::zero(),
+        error: f64::INFINITY,
+        evaluations: 0,
+        levels: 0,
+        converged: false,
+        table: Vec::new(),
+        stages: Vec::new(),
+    };
+    if points > cap {
+        return Ok(outcome);
+    }
+    let most = list.room(INITIAL_REGIONS)?;
+    let cuts = initial_cuts(dims, points, cap, most);
+    let (lower, upper) = partition(region, cuts);
+    list.load(&lower, &upper)?;
+
+    // The retired regions: those the retired list keeps (they can be brought back), and
+    // those it had no room for (or that cannot be halved), summed for good.
+    let mut kept = empty::<T>();
+    let mut lost_value = T::zero().to_accumulator();
+    let mut lost_error = 0.0f64.to_accumulator();
+    let relative = options.relative_for::<T>();
+    let mut phase = first_phase.clone();
+    let mut round = 0u32;
+    let finish = loop {
+        let start = Instant::now();
+        let regions = list.regions();
+        let retired_value = lost_value + kept.value;
+        let retired_error = lost_error + kept.error.to_accumulator();
+        let spent = f64::from_accumulator(retired_error);
+        let share = Share {
+            absolute: options.absolute,
+            relative,
+            retired_value: T::from_accumulator(retired_value).to_f64(),
+            spent,
+        };
+        let sums = list.rule(&share)?;
+        outcome.evaluations += regions * points;
+        outcome.levels += 1;
+        if let Some((r, k)) = sums.list.bad {
+            return Err(non_finite(f, list, r, k)?);
+        }
+        let value = T::from_accumulator(retired_value + sums.list.value);
+        let error = f64::from_accumulator(retired_error + sums.list.error.to_accumulator());
+        outcome.value = value;
+        outcome.error = error;
+        let tol = tolerance::<T>(options, value);
+        let mut stop = None;
+        let mut marked = sums.finished;
+        let mut density = sums.density;
+        let mut revived = empty::<T>();
+        if error <= tol {
+            stop = Some(Finish::Met);
+        } else if spent > REVIVE_AT * tol {
+            // The retired regions hold more than their part of the tolerance (|I| fell since
+            // they were retired, or the memory bound retired them): the worst come back.
+            revived = revive(list, spent, &kept, REVIVE_TO * tol)?;
+            let rest = spent - revived.error;
+            if rest > tol {
+                // What cannot come back (no axis to halve, or no room kept it) passes the
+                // tolerance alone.
+                stop = Some(Finish::Exhausted);
+            } else if revived.active > 0 {
+                density = (tol - rest).max(0.0) / (sums.list.volume + revived.volume);
+                marked = list.filter(density)?;
+            }
+        }
+        if stop.is_none() {
+            let halves = 2 * (marked.active + revived.active);
+            if halves == 0 {
+                stop = Some(Finish::Exhausted);
+            } else if outcome.evaluations.saturating_add(halves * points) > cap {
+                stop = Some(Finish::Capped);
+            } else {
+                let room = list.room(halves)?;
+                if room < halves {
+                    // The halves would not fit: retire more, the smallest errors per volume,
+                    // and bring back none if those alone would not fit.
+                    let mut target = (room / 2).saturating_sub(revived.active);
+                    if target == 0 {
+                        revived = list.revive(f64::INFINITY)?;
+                        target = room / 2;
+                    }
+                    let seed = sums.list.error / sums.list.volume;
+                    let raised = fitting_density(list, density, seed, target)?;
+                    marked = list.filter(raised)?;
+                    phase = second_phase.clone();
+                    if marked.active + revived.active == 0 {
+                        stop = Some(Finish::Exhausted);
+                    }
+                }
+            }
+        }
+        push_stage(&mut outcome.stages, round, regions * points, &phase, start);
+        if let Some(stop) = stop {
+            break stop;
+        }
+        let keep = list.keep(regions - marked.active)?;
+        list.split(keep)?;
+        if !keep {
+            lost_value = lost_value + marked.value;
+            lost_error += marked.error.to_accumulator();
+        }
+        if revived.active > 0 {
+            // Summed afresh: those brought back are gone from the retired list.
+            kept = list.retired()?;
+        } else if keep {
+            kept.value = kept.value + marked.value;
+            kept.error += marked.error;
+            kept.volume += marked.volume;
+        }
+        round += 1;
+    };
+    outcome.converged =
+        finish == Finish::Met || options.is_met::<T>(outcome.error, outcome.value.to_f64());
+    Ok(outcome)
+}
+
+/// A stage a round: `level` is the round (halvings from the initial partition).
+fn push_stage(stages: &mut Vec<Stage>, level: u32, points: u64, device: &Arc<str>, start: Instant) {
+    stages.push(Stage {
+        level,
+        points,
+        device: device.clone(),
+        elapsed: start.elapsed(),
+    });
+}
+
+/// The error for point `k` of region `r`, named as the CPU names it: in the working
+/// precision, with its value evaluated again on the host.
+fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
+    f: &F,
+    list: &mut L,
+    r: u64,
+    k: u64,
+) -> Result<Error> {
+    let (lower, upper) = list.bounds(r)?;
+    let center: Vec<T> = lower
+        .iter()
+        .zip(&upper)
+        .map(|(&a, &b)| (a + b).ldexp(-1))
+        .collect();
+    let half: Vec<T> = lower
+        .iter()
+        .zip(&upper)
+        .map(|(&a, &b)| (b - a).ldexp(-1))
+        .collect();
+    let rule = super::GenzMalik::<T>::new(lower.len());
+    let mut x = vec![T::zero(); lower.len()];
+    rule_point(k, &center, &half, rule.constants(), &mut x);
+    let columns: Vec<&[T]> = x.iter().map(std::slice::from_ref).collect();
+    let mut y = [T::zero()];
+    f.eval_batch(&columns, &mut y);
+    if let Err(e) = check_finite(&x, &y) {
+        return Ok(e);
+    }
+    let coordinates: Vec<String> = x.iter().map(|c| c.to_string()).collect();
+    Ok(Error::NonFinite {
+        x: format!("({})", coordinates.join(", ")),
+        value: format!("not a finite number on the device (here {})", y[0]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The driver on a list kept by the CPU with the host's rule ([`super::super::GenzMalik`])
+    //! and [`settle`] / [`is_active`]: what the device's kernels compute, one region at a time.
+    use super::*;
+    use crate::backend::region_sums;
+    use crate::expr::Expr;
+    use crate::methods::cuhre::genz_malik::GenzMalik;
+    use crate::methods::cuhre::regions::{choose_axis, SAFETY};
+
+    /// A retired entry: corners, value, settled error, axis, marked to come back.
+    type Retired = (Vec<f64>, Vec<f64>, f64, f64, Option<usize>, bool);
+
+    struct HostList<'a, F> {
+        f: &'a F,
+        rule: GenzMalik<f64>,
+        dims: usize,
+        lower: Vec<f64>,
+        upper: Vec<f64>,
+        parents: Option<Vec<f64>>,
+        raw: Vec<Raw<f64>>,
+        settled: Vec<(f64, Option<usize>)>,
+        active: Vec<bool>,
+        /// The most regions a list may hold (the device's memory).
+        capacity: u64,
+        /// The retired list: corners, value, settled error, axis, marked.
+        retired: Vec<Retired>,
+        /// The most entries the retired list may hold.
+        retired_capacity: usize,
+        /// The retired regions brought back so far.
+        revived: usize,
+    }
+
+    impl<'a, F: Integrand> HostList<'a, F> {
+        fn new(f: &'a F, dims: usize, capacity: u64) -> Self {
+            HostList {
+                f,
+                rule: GenzMalik::new(dims),
+                dims,
+                lower: Vec::new(),
+                upper: Vec::new(),
+                parents: None,
+                raw: Vec::new(),
+                settled: Vec::new(),
+                active: Vec::new(),
+                capacity,
+                retired: Vec::new(),
+                retired_capacity: usize::MAX,
+                revived: 0,
+            }
+        }
+        fn volume(&self, r: usize) -> f64 {
+            let n = self.dims;
+            (0..n)
+                .map(|d| self.upper[r * n + d] - self.lower[r * n + d])
+                .product()
+        }
+    }
+
+    fn sums(value: f64, error: f64, volume: f64, active: u64) -> ListSums<f64> {
+        ListSums {
+            value: value.to_accumulator(),
+            error,
+            volume,
+            active,
+            bad: None,
+        }
+    }
+
+    impl<F: Integrand> RegionList<f64> for HostList<'_, F> {
+        fn device(&self) -> Arc<str> {
+            Arc::from("host list")
+        }
+        fn load(&mut self, lower: &[f64], upper: &[f64]) -> Result<()> {
+            self.lower = lower.to_vec();
+            self.upper = upper.to_vec();
+            self.parents = None;
+            self.retired.clear();
+            Ok(())
+        }
+        fn regions(&self) -> u64 {
+            (self.lower.len() / self.dims) as u64
+        }
+        fn rule(&mut self, share: &Share) -> Result<Round<f64>> {
+            let n = self.dims;
+            self.raw.clear();
+            for r in 0..self.regions() as usize {
+                let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
+                let c: Vec<f64> = l.iter().zip(u).map(|(a, b)| (a + b) / 2.0).collect();
+                let h: Vec<f64> = l.iter().zip(u).map(|(a, b)| (b - a) / 2.0).collect();
+                let (classes, fourth, _) = region_sums(self.f, &c, &h, self.rule.constants());
+                let e = self.rule.estimate(&h, &classes, &fourth);
+                let axis = choose_axis(&e.fourth_differences, &e.difference_noise, l, u);
+                let error = if e.asymptotic {
+                    SAFETY * e.error
+                } else {
+                    e.error
+                };
+                self.raw.push(Raw {
+                    value: e.value,
+                    error,
+                    floor: e.floor,
+                    axis,
+                });
+            }
+            self.settled = match &self.parents {
+                None => self.raw.iter().flat_map(|r| settle(&[*r], None)).collect(),
+                Some(parents) => self
+                    .raw
+                    .chunks(2)
+                    .zip(parents)
+                    .flat_map(|(pair, &p)| settle(pair, Some(p)))
+                    .collect(),
+            };
+            let value = self.raw.iter().map(|r| r.value).sum();
+            let error = self.settled.iter().map(|s| s.0).sum();
+            let volume = (0..self.regions() as usize).map(|r| self.volume(r)).sum();
+            let list = sums(value, error, volume, 0);
+            let tol = share
+                .absolute
+                .max(share.relative * (share.retired_value + value).abs());
+            let density = (tol - share.spent).max(0.0) / volume;
+            let finished = self.filter(density)?;
+            Ok(Round {
+                list,
+                finished,
+                density,
+            })
+        }
+        fn filter(&mut self, density: f64) -> Result<ListSums<f64>> {
+            let mut out = sums(0.0, 0.0, 0.0, 0);
+            self.active = (0..self.regions() as usize)
+                .map(|r| {
+                    is_active(
+                        self.settled[r].0,
+                        self.settled[r].1,
+                        self.volume(r),
+                        density,
+                    )
+                })
+                .collect();
+            for (r, &on) in self.active.iter().enumerate() {
+                if on {
+                    out.active += 1;
+                } else {
+                    out.value += self.raw[r].value.to_accumulator();
+                    out.error += self.settled[r].0;
+                    out.volume += self.volume(r);
+                }
+            }
+            Ok(out)
+        }
+        fn room(&mut self, regions: u64) -> Result<u64> {
+            Ok(regions.min(self.capacity))
+        }
+        fn keep(&mut self, regions: u64) -> Result<bool> {
+            Ok(self.retired.len() + regions as usize <= self.retired_capacity)
+        }
+        fn revive(&mut self, density: f64) -> Result<ListSums<f64>> {
+            let mut out = sums(0.0, 0.0, 0.0, 0);
+            for entry in self.retired.iter_mut() {
+                let volume: f64 = entry.0.iter().zip(&entry.1).map(|(a, b)| b - a).product();
+                entry.5 = is_active(entry.3, entry.4, volume, density);
+                if entry.5 {
+                    out.active += 1;
+                    out.value += entry.2.to_accumulator();
+                    out.error += entry.3;
+                    out.volume += volume;
+                }
+            }
+            Ok(out)
+        }
+        fn retired(&mut self) -> Result<ListSums<f64>> {
+            let mut out = sums(0.0, 0.0, 0.0, 0);
+            for entry in self.retired.iter_mut() {
+                entry.5 = false;
+                out.value += entry.2.to_accumulator();
+                out.error += entry.3;
+                out.volume += entry
+                    .0
+                    .iter()
+                    .zip(&entry.1)
+                    .map(|(a, b)| b - a)
+                    .product::<f64>();
+            }
+            Ok(out)
+        }
+        fn split(&mut self, keep: bool) -> Result<()> {
+            let n = self.dims;
+            let (mut lower, mut upper, mut parents) = (Vec::new(), Vec::new(), Vec::new());
+            let mut halve = |l: &[f64], u: &[f64], axis: usize, value: f64| {
+                let middle = (l[axis] + u[axis]) / 2.0;
+                let (mut lu, mut rl) = (u.to_vec(), l.to_vec());
+                lu[axis] = middle;
+                rl[axis] = middle;
+                lower.extend_from_slice(l);
+                upper.extend_from_slice(&lu);
+                lower.extend_from_slice(&rl);
+                upper.extend_from_slice(u);
+                parents.push(value);
+            };
+            let mut finished = Vec::new();
+            for r in 0..self.regions() as usize {
+                let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
+                if self.active[r] {
+                    let axis = self.settled[r].1.expect("an active region has an axis");
+                    halve(l, u, axis, self.raw[r].value);
+                } else if keep {
+                    let (error, axis) = self.settled[r];
+                    finished.push((
+                        l.to_vec(),
+                        u.to_vec(),
+                        self.raw[r].value,
+                        error,
+                        axis,
+                        false,
+                    ));
+                }
+            }
+            for entry in self.retired.iter_mut().filter(|e| e.5) {
+                self.revived += 1;
+                let axis = entry.4.expect("a marked entry has an axis");
+                halve(&entry.0, &entry.1, axis, entry.2);
+                // Emptied, as the device empties it.
+                *entry = (entry.0.clone(), entry.1.clone(), 0.0, 0.0, None, false);
+            }
+            self.retired.extend(finished);
+            self.lower = lower;
+            self.upper = upper;
+            self.parents = Some(parents);
+            Ok(())
+        }
+        fn bounds(&mut self, region: u64) -> Result<(Vec<f64>, Vec<f64>)> {
+            let (n, r) = (self.dims, region as usize);
+            Ok((
+                self.lower[r * n..][..n].to_vec(),
+                self.upper[r * n..][..n].to_vec(),
+            ))
+        }
+    }
+
+    fn integrate(source: &str, dims: usize, tol: f64, capacity: u64) -> Outcome<f64> {
+        integrate_counting(source, dims, tol, capacity, usize::MAX).0
+    }
+
+    /// The outcome and the retired regions brought back, the retired list holding at most
+    /// `kept` entries.
+    fn integrate_counting(
+        source: &str,
+        dims: usize,
+        tol: f64,
+        capacity: u64,
+        kept: usize,
+    ) -> (Outcome<f64>, usize) {
+        let f = Expr::parse(source, dims).unwrap();
+        let mut list = HostList::new(&f, dims, capacity);
+        list.retired_capacity = kept;
+        let unit = Hyperbox::new(vec![0.0; dims], vec![1.0; dims]).unwrap();
+        let options = Options {
+            relative: Some(tol),
+            ..Options::default()
+        };
+        let out = run(&f, &mut list, &unit, &options).unwrap();
+        (out, list.revived)
+    }
+
+    #[test]
+    fn the_parent_check_lifts_both_halves() {
+        let raw = |value, error| Raw {
+            value,
+            error,
+            floor: 1e-30,
+            axis: Some(0),
+        };
+        // The halves add to 1.4 against a parent of 1.0: d = 0.1, e = 0.02, so each error
+        // becomes ε (1 + 10) + 0.1.
+        let out = settle(&[raw(0.7, 0.01), raw(0.7, 0.01)], Some(1.0));
+        for (error, axis) in out {
+            assert!((error - (0.01 * 11.0 + 0.1)).abs() < 1e-15, "{error}");
+            assert_eq!(axis, Some(0));
+        }
+        // A region within twice its floor is final, its error the floor.
+        let out = settle(
+            &[Raw {
+                value: 1.0,
+                error: 1e-20,
+                floor: 1e-18,
+                axis: Some(1),
+            }],
+            None,
+        );
+        assert_eq!(out, vec![(1e-18, None)]);
+        assert!(is_active(2.0, Some(0), 1.0, 1.5));
+        assert!(!is_active(1.0, Some(0), 1.0, 1.5));
+        assert!(!is_active(9.0, None, 1.0, 1.5));
+    }
+
+    #[test]
+    fn the_initial_partition_tiles_the_box() {
+        assert_eq!(initial_cuts(8, 401, u64::MAX, u64::MAX), 4);
+        assert_eq!(initial_cuts(5, 93, u64::MAX, u64::MAX), 9);
+        assert_eq!(initial_cuts(3, 45, 45 * 26, u64::MAX), 2);
+        assert_eq!(initial_cuts(3, 45, u64::MAX, 1000), 10);
+        let unit = Hyperbox::new(vec![0.0, -1.0], vec![1.0, 2.0]).unwrap();
+        let (lower, upper) = partition(&unit, 3);
+        let volume: f64 = lower
+            .chunks(2)
+            .zip(upper.chunks(2))
+            .map(|(l, u)| (u[0] - l[0]) * (u[1] - l[1]))
+            .sum();
+        assert!((volume - 3.0).abs() < 1e-14);
+        assert_eq!(&upper[16..18], &[1.0, 2.0]);
+    }
+
+    /// The Gaussian exp(-25 Σ (x_i - 1/2)^2) over [0, 1]^3: (√π erf(5/2) / 5)^3, erf(2.5) to
+    /// 16 digits from Abramowitz and Stegun's table (0.999593047982555).
+    #[test]
+    fn the_driver_meets_the_tolerance_honestly() {
+        let factor = std::f64::consts::PI.sqrt() * 0.999_593_047_982_555 / 5.0;
+        let exact = factor.powi(3);
+        let source = "exp(-25*((x1-0.5)^2+(x2-0.5)^2+(x3-0.5)^2))";
+        let out = integrate(source, 3, 1e-7, u64::MAX);
+        assert!(out.converged, "{out:?}");
+        let err = (out.value - exact).abs();
+        assert!(
+            err <= out.error && out.error <= 1e-7 * exact,
+            "{err:e} {:e}",
+            out.error
+        );
+        assert!(out.levels > 1 && out.stages.len() == out.levels as usize);
+        // A list that may hold 2000 regions only: the second phase retires more each round,
+        // and the result is still honest (converged or not).
+        let small = integrate(source, 3, 1e-7, 2000);
+        let err = (small.value - exact).abs();
+        assert!(err <= small.error, "{err:e} {:e}", small.error);
+        assert!(small
+            .stages
+            .iter()
+            .any(|s| s.device.ends_with("filtered to memory")));
+        assert!(!small.converged || small.error <= 1e-7 * exact);
+    }
+
+    /// A list that may hold 2000 regions (the 3-D Gaussian of the test above): the memory
+    /// bound retires regions past the tolerance's share, the worst of them come back while
+    /// there is room, and the result is honest whether or not it converges; the same run with
+    /// no room for retired regions can only retire them for good. The 4-D Gaussian with its
+    /// peak on the edges of the initial cells (16 a side) converges honestly.
+    #[test]
+    fn retired_regions_come_back() {
+        let factor = std::f64::consts::PI.sqrt() * 0.999_593_047_982_555 / 5.0;
+        let exact = factor.powi(3);
+        let source = "exp(-25*((x1-0.5)^2+(x2-0.5)^2+(x3-0.5)^2))";
+        let (out, revived) = integrate_counting(source, 3, 1e-9, 2000, usize::MAX);
+        let err = (out.value - exact).abs();
+        assert!(revived > 0);
+        assert!(err <= out.error, "{err:e} {:e}", out.error);
+        assert!(!out.converged || out.error <= 1e-9 * exact);
+        let (lost, none) = integrate_counting(source, 3, 1e-9, 2000, 0);
+        assert_eq!(none, 0);
+        assert!((lost.value - exact).abs() <= lost.error);
+        // Per axis √π/25 erf(12.5), erf(12.5) = 1 in f64.
+        let exact = (std::f64::consts::PI.sqrt() / 25.0).powi(4);
+        let source = "exp(-625*((x1-0.5)^2+(x2-0.5)^2+(x3-0.5)^2+(x4-0.5)^2))";
+        let (out, _) = integrate_counting(source, 4, 1e-6, u64::MAX, usize::MAX);
+        let err = (out.value - exact).abs();
+        assert!(out.converged && err <= out.error, "{err:e} {:e}", out.error);
+        assert!(out.error <= 1e-6 * exact);
+    }
+}
