@@ -81,19 +81,14 @@ fn inline_into(source: &str, out: &mut String, seen: &mut Vec<&'static str>) -> 
 /// contraction of `a*b+c` into fma: the dd/qd algorithms put every fma explicitly, exactly
 /// where the host does, and an implicit one would change the bits. Never fast-math.
 pub(crate) fn options(info: &DeviceInfo) -> Vec<String> {
-    let mut o = vec![
+    vec![
         format!("--gpu-architecture={}", info.arch()),
         "--fmad=false".into(),
         "--ftz=false".into(),
         "--prec-div=true".into(),
         "--prec-sqrt=true".into(),
         "--std=c++17".into(),
-    ];
-    // EXPERIMENT (removed before merge): extra options to time.
-    if let Ok(extra) = std::env::var("HPQUAD_NVRTC_EXTRA") {
-        o.extend(extra.split_whitespace().map(String::from));
-    }
-    o
+    ]
 }
 
 /// How modules were obtained since the process started.

@@ -129,6 +129,29 @@ pub(crate) fn half_width<T: Real>(a: T, b: T) -> T {
     }
 }
 
+/// A rule's `integrate(values, half-width)` on [a, b] without the rounding of a subnormal
+/// half-width: `scaled(w)` is the rule scaled by w, and halving an odd number of subnormal
+/// units rounds (over [1e-310, 2e-310] the estimate was off by 5e-14 relative, against a
+/// claimed 1e-15). So the rule is scaled by the whole width and the result halved, which is the
+/// same bits wherever the half-width is a normal number; by the half-width where the whole
+/// width overflows.
+pub(crate) fn with_half_width<T: Real, R>(
+    a: T,
+    b: T,
+    scaled: impl Fn(T) -> R,
+    halve: impl Fn(R) -> R,
+    finite: impl Fn(&R) -> bool,
+) -> R {
+    let width = b - a;
+    if width.is_finite() {
+        let result = scaled(width);
+        if finite(&result) {
+            return halve(result);
+        }
+    }
+    scaled(half_width(a, b))
+}
+
 /// [lo, hi] cut into `p` pieces of equal width, lowest first. The pieces are placed from lo up
 /// to the middle and from hi down beyond it where hi − lo overflows, so that no point overflows
 /// on the way; elsewhere lo + k·width as always.

@@ -29,14 +29,14 @@
 use precision::Real;
 
 use super::adaptive::{
-    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, Map, Worklist,
-    MAX_DEPTH,
+    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
+    Map, Worklist, MAX_DEPTH,
 };
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
-use crate::rules::{self, KronrodRule};
+use crate::rules::{self, KronrodRule, KronrodSums};
 
 /// The most pieces halved in one step.
 pub const MAX_BATCH: usize = 64;
@@ -76,8 +76,18 @@ pub(crate) fn quadpack_estimate<T: Real>(
     b: T,
     values: &[T],
 ) -> (T, f64, f64) {
-    let half = half_width(a, b);
-    let sums = rule.integrate(values, half);
+    let sums = with_half_width(
+        a,
+        b,
+        |w| rule.integrate(values, w),
+        |s| KronrodSums {
+            kronrod: s.kronrod.ldexp(-1),
+            gauss: s.gauss.ldexp(-1),
+            abs: s.abs.ldexp(-1),
+            asc: s.asc.ldexp(-1),
+        },
+        |s| s.kronrod.is_finite() && s.abs.is_finite() && s.asc.is_finite(),
+    );
     let resabs = sums.abs.to_f64();
     let resasc = sums.asc.to_f64();
     let mut error = (sums.kronrod - sums.gauss).abs().to_f64();

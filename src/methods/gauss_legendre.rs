@@ -54,8 +54,8 @@ use std::sync::Arc;
 use precision::Real;
 
 use super::adaptive::{
-    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, Map, Worklist,
-    MAX_DEPTH,
+    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
+    Map, Worklist, MAX_DEPTH,
 };
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
@@ -506,8 +506,8 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
             map.evaluate(f, backend, &points)
         })?;
         let (coarse, fine) = values.split_at(n);
-        let value = high.integrate(fine, half);
-        let difference = (value - low.integrate(coarse, half)).abs().to_f64();
+        let value = integrate(&high, fine, lo, hi);
+        let difference = (value - integrate(&low, coarse, lo, hi)).abs().to_f64();
         let floor = rounding_floor(value)
             .max(4.0 * T::epsilon().to_f64() * high.integrate_abs(fine, half))
             .max(high.abscissa_rounding(fine, center, half));
@@ -736,7 +736,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     .flatten();
                 Step {
                     degree,
-                    value: rule.integrate(values, half),
+                    value: integrate(&rule, values, a, b),
                     abs,
                     jitter: rule.abscissa_rounding(values, midpoint(a, b), half),
                     spectral,
@@ -788,4 +788,14 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 .map(|p| (p.a, p.value(), p.error)),
         )
     }
+}
+/// `rule` on [a, b] from its values there, without rounding a subnormal half-width.
+fn integrate<T: Real>(rule: &Rule<T>, values: &[T], a: T, b: T) -> T {
+    with_half_width(
+        a,
+        b,
+        |w| rule.integrate(values, w),
+        |v| v.ldexp(-1),
+        |v| v.is_finite(),
+    )
 }

@@ -128,10 +128,15 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             for (&k, sum) in active.iter().zip(sums) {
                 let r = &mut regions[k];
                 let previous = r.table.rows()[r.table.len() - 1][0];
-                // h · sum as (width · sum) / 2^i: the same bits where h is a normal number,
-                // and one rounding instead of a step that lost its low bits where it is
-                // subnormal (an interval of width 1e-310: h has 2^-i of its bits left).
-                let scaled = (r.width * sum).ldexp(-(level as i32));
+                // h · sum, but where h is subnormal (an interval of width 1e-310: h has lost
+                // i of its bits) as (width · sum) / 2^i, one rounding. Not everywhere: width ·
+                // sum overflows on an interval near 1.8e308 wide.
+                let h = r.width.ldexp(-(level as i32));
+                let scaled = if h.abs().to_f64() >= f64::MIN_POSITIVE {
+                    h * sum
+                } else {
+                    (r.width * sum).ldexp(-(level as i32))
+                };
                 r.table.push(previous / 2.0 + scaled);
                 let relative = options.relative_for::<T>() * r.table.best().to_f64().abs();
                 // A table that overflowed from finite values stays so: stop refining it (the
