@@ -36,7 +36,6 @@ fn exact(value: &Value) -> Float {
         Value::F64(x) => x.limbs(),
         Value::Dd(x) => x.limbs(),
         Value::Qd(x) => x.limbs(),
-        _ => unreachable!("a new precision"),
     };
     limbs
         .into_iter()
