@@ -86,6 +86,7 @@ impl CliError {
 
 /// Parses the command line, runs the subcommand and turns its outcome into an exit code.
 pub fn main() -> ExitCode {
+    hpquad::gpu::trace::start();
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Pi(args) => pi::run(args).map(|()| 0),
@@ -94,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args).map(|()| 0),
         Command::Devices(args) => devices::run(args).map(|()| 0),
     };
+    hpquad::gpu::trace::record("command done", std::time::Duration::ZERO);
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {

@@ -68,8 +68,10 @@ where
     if let Some(threads) = args.threads {
         integral = integral.threads(threads);
     }
-    let estimate = with_spinner("computing π by Romberg integration", || integral.compute())
-        .map_err(CliError::of)?;
+    let estimate = hpquad::gpu::trace::time("integral computed", || {
+        with_spinner("computing π by Romberg integration", || integral.compute())
+    })
+    .map_err(CliError::of)?;
     let pi = T::parse_decimal(PI_100).map_err(CliError::computation)?;
     print_diagonal::<T>(&estimate, pi, digits);
 

@@ -108,13 +108,13 @@ impl GpuBackend {
         if let Some(s) = sources.get(&key) {
             return Ok(s.clone());
         }
-        let source = Arc::new(match kernel {
-            Kernel::UniformSum => Gpu::integrand_source::<G>(&code)?,
-            Kernel::Evaluate => Gpu::evaluate_source::<G>(&code)?,
-            Kernel::Rule => Gpu::genz_malik_source::<G>(&code)?,
-            Kernel::Region => Gpu::region_source::<G>(&code)?,
-            Kernel::List => Gpu::cuhre_list_source::<G>(&code)?,
-        });
+        let source = Arc::new(super::trace::time("kernel source", || match kernel {
+            Kernel::UniformSum => Gpu::integrand_source::<G>(&code),
+            Kernel::Evaluate => Gpu::evaluate_source::<G>(&code),
+            Kernel::Rule => Gpu::genz_malik_source::<G>(&code),
+            Kernel::Region => Gpu::region_source::<G>(&code),
+            Kernel::List => Gpu::cuhre_list_source::<G>(&code),
+        })?);
         sources.insert(key, source.clone());
         Ok(source)
     }

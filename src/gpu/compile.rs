@@ -14,6 +14,7 @@ use super::cache::{cache_dir, CacheKey, DiskCache};
 use super::context::DeviceInfo;
 use super::error::{driver, GpuError, Result};
 use super::sys;
+use super::trace;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
 const HEADERS: [(&str, &str); 14] = [
@@ -166,28 +167,31 @@ impl Compiler {
     /// cache, else compiled by NVRTC and stored on disk. The lock is held throughout, so two
     /// threads asking for the same new kernel compile it once.
     pub(crate) fn module(&self, name: &str, source: &str) -> Result<Arc<CudaModule>> {
-        let key = self.key(source);
+        let key = trace::time("cache key", || self.key(source));
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = loaded.get(&key) {
             MEMORY_HITS.fetch_add(1, Ordering::Relaxed);
             return Ok(m.clone());
         }
         // A cached cubin the driver refuses (damaged, or from another driver) is recompiled.
-        let from_disk = self
-            .disk
-            .load(key)
-            .and_then(|cubin| self.ctx.load_module(Ptx::from_binary(cubin)).ok());
+        let cached = trace::time("disk cache read", || self.disk.load(key));
+        let from_disk = cached.and_then(|cubin| {
+            trace::time("module load (cuModuleLoadData of the cached cubin)", || {
+                self.ctx.load_module(Ptx::from_binary(cubin)).ok()
+            })
+        });
         let module = match from_disk {
             Some(m) => {
                 DISK_HITS.fetch_add(1, Ordering::Relaxed);
                 m
             }
             None => {
-                let cubin = self.compile(name, source)?;
+                let cubin = trace::time("NVRTC compile", || self.compile(name, source))?;
                 self.disk.store(key, &cubin);
-                self.ctx
-                    .load_module(Ptx::from_binary(cubin))
-                    .map_err(|e| driver("cuModuleLoadData", e))?
+                trace::time("module load (cuModuleLoadData of the new cubin)", || {
+                    self.ctx.load_module(Ptx::from_binary(cubin))
+                })
+                .map_err(|e| driver("cuModuleLoadData", e))?
             }
         };
         loaded.insert(key, module.clone());

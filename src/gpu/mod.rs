@@ -33,6 +33,7 @@ mod region;
 mod rule;
 mod sys;
 mod tables;
+pub mod trace;
 
 use std::sync::{Arc, Mutex};
 
@@ -168,9 +169,15 @@ struct PointStaging {
 impl Gpu {
     /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC.
     pub fn new(ordinal: usize) -> Result<Gpu> {
-        let info = context::device_info(ordinal)?;
-        let ctx = context::context(ordinal)?;
-        let compiler = Compiler::for_device(&info, ctx.clone())?;
+        let info = trace::time("driver load, cuInit, device attributes", || {
+            context::device_info(ordinal)
+        })?;
+        let ctx = trace::time("context (cuDevicePrimaryCtxRetain)", || {
+            context::context(ordinal)
+        })?;
+        let compiler = trace::time("NVRTC load and version", || {
+            Compiler::for_device(&info, ctx.clone())
+        })?;
         Ok(Gpu {
             info,
             stream: ctx.default_stream(),
@@ -358,15 +365,17 @@ impl Gpu {
         let (mut a_limbs, mut h_limbs) = (Vec::new(), Vec::new());
         a.push_limbs(&mut a_limbs);
         h.push_limbs(&mut h_limbs);
-        let out = launch::uniform_sum(
-            &self.stream,
-            &kernel,
-            &a_limbs,
-            &h_limbs,
-            first,
-            stride,
-            count,
-        )?;
+        let out = trace::time("uniform-sum launch and copies", || {
+            launch::uniform_sum(
+                &self.stream,
+                &kernel,
+                &a_limbs,
+                &h_limbs,
+                first,
+                stride,
+                count,
+            )
+        })?;
         if let Some(k) = out.first_bad {
             let m = first + k * stride;
             return Err(GpuError::NonFinite {

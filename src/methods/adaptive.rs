@@ -106,6 +106,88 @@ pub(crate) fn mapped<T: Real>(
 /// Romberg's and tanh-sinh's cap, not this one.
 pub(crate) const MAX_DEPTH: u32 = 160;
 
+/// The midpoint (a + b)/2 of a finite interval, without overflow: where a + b overflows (both
+/// bounds beyond half the largest number, of one sign), a/2 + b/2, which is exact there.
+/// Elsewhere the usual form, so that the nodes keep their bits.
+pub(crate) fn midpoint<T: Real>(a: T, b: T) -> T {
+    let sum = a + b;
+    if sum.is_finite() {
+        sum.ldexp(-1)
+    } else {
+        a.ldexp(-1) + b.ldexp(-1)
+    }
+}
+
+/// The half-width (b − a)/2 of a finite interval, without overflow: where b − a overflows
+/// (bounds near ±1.8e308 of opposite signs), b/2 − a/2, which is exact there.
+pub(crate) fn half_width<T: Real>(a: T, b: T) -> T {
+    let width = b - a;
+    if width.is_finite() {
+        width.ldexp(-1)
+    } else {
+        b.ldexp(-1) - a.ldexp(-1)
+    }
+}
+
+/// A rule's `integrate(values, half-width)` on [a, b] without the rounding of a subnormal
+/// half-width: `scaled(w)` is the rule scaled by w, and halving an odd number of subnormal
+/// units rounds (over [1e-310, 2e-310] the estimate was off by 5e-14 relative, against a
+/// claimed 1e-15). So the rule is scaled by the whole width and the result halved, which is the
+/// same bits wherever the half-width is a normal number; by the half-width where the whole
+/// width overflows.
+pub(crate) fn with_half_width<T: Real, R>(
+    a: T,
+    b: T,
+    scaled: impl Fn(T) -> R,
+    halve: impl Fn(R) -> R,
+    finite: impl Fn(&R) -> bool,
+) -> R {
+    let width = b - a;
+    if width.is_finite() {
+        let result = scaled(width);
+        if finite(&result) {
+            return halve(result);
+        }
+    }
+    scaled(half_width(a, b))
+}
+
+/// [lo, hi] cut into `p` pieces of equal width, lowest first. The pieces are placed from lo up
+/// to the middle and from hi down beyond it where hi − lo overflows, so that no point overflows
+/// on the way; elsewhere lo + k·width as always.
+pub(crate) fn equal_pieces<T: Real>(lo: T, hi: T, p: u64) -> Vec<(T, T)> {
+    let whole = hi - lo;
+    let wide = !whole.is_finite();
+    let width = if wide {
+        half_width(lo, hi) / T::from_i64(p as i64) * 2.0
+    } else {
+        whole / T::from_i64(p as i64)
+    };
+    let start = |k: u64| {
+        if k == 0 {
+            // Not lo + 0·width: with p = 1 the width of a wide interval is infinite.
+            lo
+        } else if wide && 2 * k > p {
+            hi - width * T::from_i64((p - k) as i64)
+        } else {
+            lo + width * T::from_i64(k as i64)
+        }
+    };
+    (0..p)
+        .map(|k| {
+            let a = start(k);
+            let b = if k + 1 == p {
+                hi
+            } else if wide {
+                start(k + 1)
+            } else {
+                a + width
+            };
+            (a, b)
+        })
+        .collect()
+}
+
 /// Whether [a, b] can be halved: its midpoint lies strictly inside with room for a rule's
 /// nodes (a width of a few hundred units in the last place).
 pub(crate) fn splittable<T: Real>(a: T, b: T) -> bool {

@@ -28,12 +28,15 @@
 
 use precision::Real;
 
-use super::adaptive::{mapped, nothing_done, splittable, totals, Map, Worklist, MAX_DEPTH};
-use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
+use super::adaptive::{
+    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
+    Map, Worklist, MAX_DEPTH,
+};
+use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
-use crate::rules::{self, KronrodRule};
+use crate::rules::{self, KronrodRule, KronrodSums};
 
 /// The most pieces halved in one step.
 pub const MAX_BATCH: usize = 64;
@@ -73,8 +76,18 @@ pub(crate) fn quadpack_estimate<T: Real>(
     b: T,
     values: &[T],
 ) -> (T, f64, f64) {
-    let half = (b - a).ldexp(-1);
-    let sums = rule.integrate(values, half);
+    let sums = with_half_width(
+        a,
+        b,
+        |w| rule.integrate(values, w),
+        |s| KronrodSums {
+            kronrod: s.kronrod.ldexp(-1),
+            gauss: s.gauss.ldexp(-1),
+            abs: s.abs.ldexp(-1),
+            asc: s.asc.ldexp(-1),
+        },
+        |s| s.kronrod.is_finite() && s.abs.is_finite() && s.asc.is_finite(),
+    );
     let resabs = sums.abs.to_f64();
     let resasc = sums.asc.to_f64();
     let mut error = (sums.kronrod - sums.gauss).abs().to_f64();
@@ -150,13 +163,9 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
         if p * per_piece > options.max_evaluations {
             return Ok(nothing_done());
         }
-        let width = (hi - lo) / T::from_i64(p as i64);
-        let spans: Vec<(T, T, u32)> = (0..p)
-            .map(|k| {
-                let a = lo + width * T::from_i64(k as i64);
-                let b = if k + 1 == p { hi } else { a + width };
-                (a, b, 0)
-            })
+        let spans: Vec<(T, T, u32)> = equal_pieces(lo, hi, p)
+            .into_iter()
+            .map(|(a, b)| (a, b, 0))
             .collect();
         self.integrate(&spans, 0)?;
 
@@ -165,7 +174,8 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
             let (value, error) = self.totals();
             let tolerance = options
                 .absolute
-                .max(options.relative_for::<T>() * value.to_f64().abs());
+                .max(options.relative_for::<T>() * value.to_f64().abs())
+                .max(UNDERFLOW_FLOOR);
             if error <= tolerance {
                 converged = true;
                 break;
@@ -180,7 +190,7 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
             let mut spans = Vec::with_capacity(2 * taken.len());
             for &k in &taken {
                 let piece = &mut self.pieces[k];
-                let mid = (piece.a + piece.b).ldexp(-1);
+                let mid = midpoint(piece.a, piece.b);
                 spans.push((piece.a, mid, piece.depth + 1));
                 spans.push((mid, piece.b, piece.depth + 1));
                 piece.live = false;
@@ -206,7 +216,7 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
         let rule = self.rule;
         let mut points = Vec::with_capacity(spans.len() * rule.points());
         for &(a, b, _) in spans {
-            rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut points);
+            rule.abscissae(midpoint(a, b), half_width(a, b), &mut points);
         }
         let count = points.len() as u64;
         let device = self.backend.device_for_points::<T, F>(self.f, points.len());

@@ -53,8 +53,11 @@ use std::sync::Arc;
 
 use precision::Real;
 
-use super::adaptive::{mapped, nothing_done, splittable, totals, Map, Worklist, MAX_DEPTH};
-use super::{rounding_floor, timed, Interval, Options, Outcome, Stage};
+use super::adaptive::{
+    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
+    Map, Worklist, MAX_DEPTH,
+};
+use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
@@ -492,7 +495,7 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
     }
     let (low, high) = (rules::legendre::<T>(n)?, rules::legendre::<T>(n + 1)?);
     mapped(interval, |map, lo, hi| {
-        let (center, half) = ((lo + hi).ldexp(-1), (hi - lo).ldexp(-1));
+        let (center, half) = (midpoint(lo, hi), half_width(lo, hi));
         let mut points = Vec::with_capacity(2 * n + 1);
         low.abscissae(center, half, &mut points);
         high.abscissae(center, half, &mut points);
@@ -503,8 +506,8 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
             map.evaluate(f, backend, &points)
         })?;
         let (coarse, fine) = values.split_at(n);
-        let value = high.integrate(fine, half);
-        let difference = (value - low.integrate(coarse, half)).abs().to_f64();
+        let value = integrate(&high, fine, lo, hi);
+        let difference = (value - integrate(&low, coarse, lo, hi)).abs().to_f64();
         let floor = rounding_floor(value)
             .max(4.0 * T::epsilon().to_f64() * high.integrate_abs(fine, half))
             .max(high.abscissa_rounding(fine, center, half));
@@ -568,17 +571,16 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
         if p * DEGREES[first] as u64 > options.max_evaluations {
             return Ok(nothing_done());
         }
-        let width = (hi - lo) / T::from_i64(p as i64);
-        self.tasks.extend((0..p).map(|k| {
-            let a = lo + width * T::from_i64(k as i64);
-            let b = if k + 1 == p { hi } else { a + width };
-            Task::Start {
-                a,
-                b,
-                depth: 0,
-                degree: first,
-            }
-        }));
+        self.tasks.extend(
+            equal_pieces(lo, hi, p)
+                .into_iter()
+                .map(|(a, b)| Task::Start {
+                    a,
+                    b,
+                    depth: 0,
+                    degree: first,
+                }),
+        );
         self.perform(0)?;
 
         let mut converged = false;
@@ -586,7 +588,8 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             let (value, error) = self.totals();
             let tolerance = options
                 .absolute
-                .max(options.relative_for::<T>() * value.to_f64().abs());
+                .max(options.relative_for::<T>() * value.to_f64().abs())
+                .max(UNDERFLOW_FLOOR);
             if error <= tolerance {
                 converged = true;
                 break;
@@ -597,13 +600,14 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             self.worklist
                 .take_worst_into(error, tolerance / 2.0, MAX_BATCH, &mut self.taken);
             // Each piece's share of the tolerance, by width.
-            let total_width = (hi - lo).to_f64();
+            // Half-widths: the whole width may overflow.
+            let total_half = half_width(lo, hi).to_f64();
             let reach = self.reach();
             self.tasks.clear();
             let mut cost = 0u64;
             for &k in &self.taken {
                 let piece = &self.pieces[k];
-                let share = 0.5 * tolerance * ((piece.b - piece.a).to_f64() / total_width);
+                let share = 0.5 * tolerance * (half_width(piece.a, piece.b).to_f64() / total_half);
                 let halvable = piece.depth < MAX_DEPTH && splittable(piece.a, piece.b);
                 let plan = match piece.plan(share, cap, reach) {
                     Plan::Halve if !halvable => Plan::Degree(piece.last().degree + 1),
@@ -624,7 +628,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     Plan::Degree(degree) => self.tasks.push(Task::Raise { index: k, degree }),
                     Plan::Halve => {
                         let (a, b) = (piece.a, piece.b);
-                        let mid = (a + b).ldexp(-1);
+                        let mid = midpoint(a, b);
                         let depth = piece.depth + 1;
                         self.tasks.extend([
                             Task::Start {
@@ -696,7 +700,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 Task::Start { a, b, degree, .. } => (a, b, degree),
             };
             let rule = self.rule(degree)?;
-            rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut self.points);
+            rule.abscissae(midpoint(a, b), half_width(a, b), &mut self.points);
         }
         let count = self.points.len() as u64;
         let device = self
@@ -721,7 +725,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
             // not past its top pair where that is above ONSET of the mean |f| (no reading
             // could follow): its four sums of products cost as much as a cheap integrand.
             let apply = |a: T, b: T, degree: usize, read: bool| {
-                let half = (b - a).ldexp(-1);
+                let half = half_width(a, b);
                 let abs = rule.integrate_abs(values, half);
                 let spectral = read
                     .then(|| {
@@ -732,9 +736,9 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     .flatten();
                 Step {
                     degree,
-                    value: rule.integrate(values, half),
+                    value: integrate(&rule, values, a, b),
                     abs,
-                    jitter: rule.abscissa_rounding(values, (a + b).ldexp(-1), half),
+                    jitter: rule.abscissa_rounding(values, midpoint(a, b), half),
                     spectral,
                 }
             };
@@ -784,4 +788,14 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 .map(|p| (p.a, p.value(), p.error)),
         )
     }
+}
+/// `rule` on [a, b] from its values there, without rounding a subnormal half-width.
+fn integrate<T: Real>(rule: &Rule<T>, values: &[T], a: T, b: T) -> T {
+    with_half_width(
+        a,
+        b,
+        |w| rule.integrate(values, w),
+        |v| v.ldexp(-1),
+        |v| v.is_finite(),
+    )
 }

@@ -94,11 +94,13 @@ impl Options {
     }
 
     /// Whether an error estimate meets the tolerance for an integral of size `magnitude`.
+    /// Never less than [`UNDERFLOW_FLOOR`], which no estimate can beat.
     pub fn is_met<T: Real>(&self, error: f64, magnitude: f64) -> bool {
         error
             <= self
                 .absolute
                 .max(self.relative_for::<T>() * magnitude.abs())
+                .max(UNDERFLOW_FLOOR)
     }
 
     /// Refuses options no method can work with, naming the option and its valid range.
@@ -248,9 +250,17 @@ pub(crate) fn oriented<T: Real>(
 /// precision's epsilon. The sums are compensated (f64) or pairwise (dd, qd), so their rounding
 /// stays near this level; the floor keeps an estimate from claiming more than the precision
 /// holds when two table entries agree to the last bit.
+/// Near the bottom of the range the floor is [`UNDERFLOW_FLOOR`] instead.
 pub(crate) fn rounding_floor<T: Real>(magnitude: T) -> f64 {
-    2.0 * T::epsilon().to_f64() * magnitude.to_f64().abs()
+    (2.0 * T::epsilon().to_f64() * magnitude.to_f64().abs()).max(UNDERFLOW_FLOOR)
 }
+
+/// The absolute resolution of all three precisions, a few units of the smallest subnormal
+/// double 2^-1074 (the lower components of a dd or qd are doubles, so none of them holds a
+/// difference finer than that): an estimate of an integral of size 1e-310 cannot come nearer
+/// to it, so no error estimate claims less and no tolerance asks for less. Far below every
+/// relative floor of a normal number, so it changes nothing above about 1e-290.
+pub const UNDERFLOW_FLOOR: f64 = 8.0 * f64::MIN_POSITIVE * f64::EPSILON;
 
 /// Times `stage` and records it.
 pub(crate) fn timed<R>(

@@ -19,7 +19,7 @@
 
 use precision::Real;
 
-use super::trapezoid::{check_intervals, endpoints, new_midpoints, refine};
+use super::trapezoid::{check_intervals, endpoints, in_halves, new_midpoints, refine, too_wide};
 use super::{oriented, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{Backend, UniformGrid};
 use crate::error::{Error, Result};
@@ -46,7 +46,14 @@ impl<T: Real> Table<T> {
             for (j, &prev) in above.iter().enumerate() {
                 // 4^j and 4^j - 1 in T: exact as long as T carries 2j bits.
                 let r = T::one().ldexp(2 * (j as i32 + 1));
-                row.push((r * row[j] - prev) / (r - 1.0));
+                let scaled = r * row[j];
+                row.push(if scaled.is_finite() {
+                    (scaled - prev) / (r - 1.0)
+                } else {
+                    // 4^j T overflows for an integral near the largest number (4^25 is
+                    // 10^15): the same extrapolation as a correction, which does not.
+                    row[j] + (row[j] - prev) / (r - 1.0)
+                });
             }
         }
         self.rows.push(row);
@@ -120,6 +127,13 @@ pub fn richardson<T: Real, F: Integrand, B: Backend>(
         });
     }
     oriented(interval, "Richardson extrapolation", |a, b| {
+        if too_wide(a, b) {
+            // n/2 coarse intervals a half (rounded up): for an even n, the same grids.
+            let half = intervals.div_ceil(2);
+            return in_halves(a, b, options, |lo, hi, opts| {
+                richardson(f, backend, Interval::new(lo, hi), half, grids, opts)
+            });
+        }
         let n = intervals;
         let h = (b - a) / T::from_i64(n as i64);
         // The coarse grid's points, then the midpoints that each halving adds.

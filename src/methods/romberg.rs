@@ -24,8 +24,8 @@
 use precision::Real;
 
 use super::richardson::Table;
-use super::trapezoid::{endpoints, new_midpoints, refine};
-use super::{oriented, rounding_floor, timed, Interval, Options, Outcome};
+use super::trapezoid::{endpoints, in_halves, new_midpoints, too_wide};
+use super::{oriented, rounding_floor, timed, Interval, Options, Outcome, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
@@ -60,6 +60,15 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
 ) -> Result<Outcome<T>> {
     options.validate()?;
     oriented(interval, "Romberg integration", |a, b| {
+        if too_wide(a, b) {
+            let half = Options {
+                subintervals: options.subintervals.div_ceil(2),
+                ..*options
+            };
+            return in_halves(a, b, &half, |lo, hi, opts| {
+                romberg(f, backend, Interval::new(lo, hi), opts)
+            });
+        }
         let p = options.subintervals;
         let mut stages = Vec::new();
 
@@ -118,11 +127,23 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             let share = options.absolute / p as f64;
             for (&k, sum) in active.iter().zip(sums) {
                 let r = &mut regions[k];
-                let h = r.width.ldexp(-(level as i32));
                 let previous = r.table.rows()[r.table.len() - 1][0];
-                r.table.push(refine(previous, h, sum));
+                // h · sum, but where h is subnormal (an interval of width 1e-310: h has lost
+                // i of its bits) as (width · sum) / 2^i, one rounding. Not everywhere: width ·
+                // sum overflows on an interval near 1.8e308 wide.
+                let h = r.width.ldexp(-(level as i32));
+                let scaled = if h.abs().to_f64() >= f64::MIN_POSITIVE {
+                    h * sum
+                } else {
+                    (r.width * sum).ldexp(-(level as i32))
+                };
+                r.table.push(previous / 2.0 + scaled);
                 let relative = options.relative_for::<T>() * r.table.best().to_f64().abs();
-                r.done = level >= MIN_LEVEL && r.error() <= share.max(relative);
+                // A table that overflowed from finite values stays so: stop refining it (the
+                // caller reports the overflow) instead of running to the evaluation cap.
+                let overflowed = !r.table.best().is_finite();
+                r.done = overflowed
+                    || level >= MIN_LEVEL && r.error() <= share.max(relative).max(UNDERFLOW_FLOOR);
             }
         }
 
