@@ -66,6 +66,7 @@ use super::{rule_points, tolerance, Hyperbox};
 use crate::backend::{check_finite, rule_point};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
+use crate::methods::adaptive::nothing_done;
 use crate::methods::{Options, Outcome, Stage};
 
 /// The regions of the initial partition at most: k^n ≤ 2^16, k the largest such (4 cuts an
@@ -362,15 +363,7 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
     let device = list.device();
     let first_phase: Arc<str> = Arc::from(format!("{device}, region list"));
     let second_phase: Arc<str> = Arc::from(format!("{device}, region list filtered to memory"));
-    let mut outcome = Outcome {
-        value: T::zero(),
-        error: f64::INFINITY,
-        evaluations: 0,
-        levels: 0,
-        converged: false,
-        table: Vec::new(),
-        stages: Vec::new(),
-    };
+    let mut outcome = nothing_done::<T>();
     if points > cap {
         return Ok(outcome);
     }

@@ -67,6 +67,7 @@ use precision::Real;
 
 pub use genz_malik::{rule_points, GenzMalik, RuleEstimate, MAX_DIMS};
 
+use super::adaptive::nothing_done;
 use super::{Options, Outcome};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -224,15 +225,7 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
     }
     let mut regions = Regions::new(f, backend, dims);
     if (regions.rule.points() as u64) > options.max_evaluations {
-        return Ok(Outcome {
-            value: T::zero(),
-            error: f64::INFINITY,
-            evaluations: 0,
-            levels: 0,
-            converged: false,
-            table: Vec::new(),
-            stages: Vec::new(),
-        });
+        return Ok(nothing_done());
     }
     let finish = match schedule {
         Schedule::Sequential => {
