@@ -30,6 +30,7 @@
 // Arrays of real_t with one value per row travel limb-major as in evaluate.cu (limb j of
 // element i at p[j * n + i]).
 #include "reduce.cuh"
+#include "rule_points.cuh"
 #include "soa.cuh"
 
 // @@INTEGRAND@@
@@ -368,9 +369,10 @@ struct Piece {
     bool open;
 };
 
-// The rule: its non-negative nodes (largest first), Kronrod and Gauss weights.
+// The rule: its non-negative nodes (largest first), Kronrod and Gauss weights, complements.
 struct Rule {
     real_t nodes[HPQ_KRONROD_NODES], weights[HPQ_KRONROD_NODES], gauss[HPQ_KRONROD_NODES];
+    real_t complements[HPQ_KRONROD_NODES];
 };
 
 // methods::adaptive::splittable.
@@ -395,8 +397,8 @@ __device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
 template <class F>
 __device__ HPQ_PIECE bool piece(F &f, const Rule &rule, real_t a, real_t b, double eps,
                       unsigned long long &evaluations, Found &out, Piece &result) {
-    const real_t center = bq_ldexp(a + b, -1);
-    const real_t half = bq_ldexp(b - a, -1);
+    const real_t center = rule_midpoint(a, b);
+    const real_t half = rule_half_width(a, b);
     real_t values[HPQ_KRONROD_POINTS];
     int k = 0;
     for (int i = 0; i < HPQ_KRONROD_NODES; ++i) {
@@ -409,8 +411,9 @@ __device__ HPQ_PIECE bool piece(F &f, const Rule &rule, real_t a, real_t b, doub
                 return false;
             }
         } else {
-            const real_t dx = half * x;
-            const real_t xs[2] = {center - dx, center + dx};
+            const real_t xs[2] = {
+                rule_point(a, b, center, half, x, rule.complements[i], -1),
+                rule_point(a, b, center, half, x, rule.complements[i], 1)};
             for (int s = 0; s < 2; ++s) {
                 values[k++] = f.at(xs[s]);
                 if (!bq_finite(values[k - 1])) {
@@ -699,7 +702,8 @@ __device__ __forceinline__ real_t parameter(int v, const unsigned long long *pla
 // hpq_bound_0 .. hpq_bound_{2 HPQ_COORDS - 1} of the parameters (x lower, x upper, then y),
 // the host's bound tapes in the host's operations.
 // constants (real_t, `limbs` doubles each, one after the other): Simpson's 0.13579, ε, then for
-// Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights and Gauss weights, then
+// Gauss–Kronrod the rule's HPQ_KRONROD_NODES nodes, Kronrod weights, Gauss weights and
+// complements (launch.rs's KRONROD_TABLES), then
 // each parameter's sweep start and stop (zeros for an uploaded one).
 // Outputs: value (n values of real_t, limb-major), error (n doubles), evaluations (n), status
 // (n: 0 converged, 1 not converged, 2 a value that is not finite at (x, y), 3 in 2-D: the outer
@@ -729,8 +733,9 @@ extern "C" __global__ void HPQ_BATCH_KERNEL(
         load(constants + (2 + k) * L, s.rule.nodes[k]);
         load(constants + (2 + HPQ_KRONROD_NODES + k) * L, s.rule.weights[k]);
         load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, s.rule.gauss[k]);
+        load(constants + (2 + 3 * HPQ_KRONROD_NODES + k) * L, s.rule.complements[k]);
     }
-    sweep_at += 3 * HPQ_KRONROD_NODES;
+    sweep_at += 4 * HPQ_KRONROD_NODES;
 #endif
     const Tol tolerance = {relative, absolute};
 

@@ -32,6 +32,7 @@ __device__ __forceinline__ double shfl_down(double v, int offset) {
 }
 
 #include "reduce.cuh"
+#include "rule_points.cuh"
 #include "soa.cuh"
 
 // @@INTEGRAND@@
@@ -152,9 +153,10 @@ struct TrapezoidSimpson {
 };
 
 // A Gauss–Kronrod pair: `rule` holds the m non-negative Kronrod nodes (largest first, the last
-// one 0), then their Kronrod weights, then their Gauss weights (0 off the Gauss nodes), each a
-// real_t of limbs<real_t>::count doubles. An interval's 2m - 1 points are those of
-// KronrodRule::abscissae: centre - dx, centre + dx for each node but the last, then the centre.
+// one 0), then their Kronrod weights, then their Gauss weights (0 off the Gauss nodes), then
+// their complements 1 - x, each a real_t of limbs<real_t>::count doubles. An interval's 2m - 1
+// points are those of KronrodRule::abscissae: the points of -x and x for each node but the
+// last, then the centre (rule_points.cuh).
 struct Kronrod {
     const double *rule;
     int nodes;
@@ -169,18 +171,16 @@ struct Kronrod {
     __device__ __forceinline__ u64 first_point(u64 i) const { return i * per(); }
     __device__ __forceinline__ u64 tail() const { return 0; }
 
-    // pair.rs: half = (b - a).ldexp(-1), centre a + half; rules' push_abscissae: dx = half x.
+    // pair.rs: rules' push_abscissae on [a, b].
     __device__ __forceinline__ real_t point(const Ends &e, u64 k) const {
         const u64 i = k / per();
         const int j = (int)(k % per());
         const real_t a = e.at(i);
         const real_t b = e.at(i + 1);
-        const real_t half = scaled(b - a, -1);
-        const real_t center = a + half;
         const int m = j / 2;
-        if (m == nodes - 1) return center;
-        const real_t dx = half * table(0, m);
-        return j % 2 == 0 ? center - dx : center + dx;
+        const int side = m == nodes - 1 ? 0 : (j % 2 == 0 ? -1 : 1);
+        return rule_point(a, b, rule_midpoint(a, b), rule_half_width(a, b), table(0, m),
+                          table(3, m), side);
     }
 
     // The value at the interval's point j (KronrodRule::abscissae's order).
@@ -191,15 +191,15 @@ struct Kronrod {
         return f;
     }
 
-    // rules::abscissa_rounding: ε Σ w_j |p_j| |f'(p_j)| |h| over the points in increasing
-    // order, f' from the neighbours' values, all in doubles.
+    // rules::abscissa_rounding: ε Σ w_j (|p_j| + |h| min(x_j, 1 - x_j)) |f'(p_j)| |h| over the
+    // points in increasing order, f' from the neighbours' values, all in doubles.
     __device__ __forceinline__ double abscissa_rounding(const double *values, u64 base,
                                                         u64 count, double c, double h,
                                                         double eps) const {
         const int n = per();
         if (n < 2) return 0.0;
         const int pairs = n / 2;
-        double p[3], v[3], w[3];  // lo, mid, hi: position, value, weight
+        double p[3], v[3], w[3], o[3];  // lo, mid, hi: position, value, weight, offset
         auto at = [&](int j, int s) {
             int i, k;
             double side;
@@ -214,6 +214,7 @@ struct Kronrod {
             p[s] = c + side * h * x;
             v[s] = to_double(value(values, base, k, count));
             w[s] = to_double(table(1, i));
+            o[s] = fabs(h) * rule_offset(x, to_double(table(3, i)));
         };
         double sum = 0.0;
         at(0, 0);
@@ -221,9 +222,9 @@ struct Kronrod {
         for (int j = 0; j < n; ++j) {
             at(j + 1 < n ? j + 1 : n - 1, 2);
             const double slope = (v[2] - v[0]) / (p[2] - p[0]);
-            sum += w[1] * fabs(p[1]) * fabs(slope);
-            p[0] = p[1], v[0] = v[1], w[0] = w[1];
-            p[1] = p[2], v[1] = v[2], w[1] = w[2];
+            sum += w[1] * (fabs(p[1]) + o[1]) * fabs(slope);
+            p[0] = p[1], v[0] = v[1], w[0] = w[1], o[0] = o[1];
+            p[1] = p[2], v[1] = v[2], w[1] = w[2], o[1] = o[2];
         }
         return eps * sum * fabs(h);
     }
@@ -275,8 +276,8 @@ struct Kronrod {
             error = resasc * fmin(r * sqrt(r), 1.0);
         }
         double floor = fmax(4.0 * eps * resabs, 2.0 * eps * fabs(to_double(estimate)));
-        floor = floor + abscissa_rounding(values, base, count, to_double(a + half),
-                                          to_double(half), eps);
+        floor = floor + abscissa_rounding(values, base, count, to_double(rule_midpoint(a, b)),
+                                          to_double(rule_half_width(a, b)), eps);
         Piece p;
         p.value = estimate;
         p.error = fmax(error, floor);

@@ -100,6 +100,19 @@ fn legendre_rules_match_mpfr() {
     }
 }
 
+/// The largest error, in ulp of the complement itself, of a rule's 1 − x against MPFR's
+/// 1 − x for the reference nodes x: the points near the ends are placed with it, so it must
+/// be good relative to its own size (a node's ulp near 1 is up to 10⁴ of its complement's for
+/// a rule of 100 points).
+fn complement_ulps<T: Real>(complements: &[T], reference: &[(Float, Float)]) -> f64 {
+    assert_eq!(complements.len(), reference.len());
+    complements
+        .iter()
+        .zip(reference)
+        .map(|(&c, (x, _))| ulps(c, &Float::with_val(BITS, 1 - x)))
+        .fold(0.0, f64::max)
+}
+
 fn check_legendre<T: Real>(n: usize, reference: &[(Float, Float)]) {
     let rule = rules::legendre::<T>(n).expect("a rule");
     assert_eq!(rule.points(), n);
@@ -109,21 +122,25 @@ fn check_legendre<T: Real>(n: usize, reference: &[(Float, Float)]) {
         node_ulps = node_ulps.max(ulps(rule.nodes()[k], x));
         weight_ulps = weight_ulps.max(ulps(rule.weights()[k], w));
     }
+    let complement_ulps = complement_ulps(rule.complements(), reference);
     println!(
-        "GL n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp",
+        "GL n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp, \
+         complements {complement_ulps:.2} ulp",
         T::NAME
     );
     // qd's own operations are good to a few of its epsilon (2^-209), not to half of one, and
-    // its weights come from a recurrence of n steps in qd itself (there is no wider type to
-    // run it in), whose rounding grows with n: 6 ulp at 64 points, 43 at 160, 17 at 257
+    // its weights and complements come from a recurrence of n steps in qd itself (there is no
+    // wider type to run it in), whose rounding grows with n: weights 6 ulp at 64 points, 43 at
+    // 160, 17 at 257 (complements 1.4 at 64, 18 at 160)
     // (a relative 1e-61 at most, below the 1000 ε of qd's default tolerance).
     let allowed = match T::LIMBS {
         4 => (n as f64 / 3.0).max(8.0),
         _ => 2.0,
     };
     assert!(
-        node_ulps <= allowed && weight_ulps <= allowed,
-        "GL {n} {}: nodes {node_ulps} ulp, weights {weight_ulps} ulp",
+        node_ulps <= allowed && weight_ulps <= allowed && complement_ulps <= allowed,
+        "GL {n} {}: nodes {node_ulps} ulp, weights {weight_ulps} ulp, complements \
+         {complement_ulps} ulp",
         T::NAME
     );
 }
@@ -308,15 +325,20 @@ fn check_kronrod<T: Real>(n: usize, reference: &[(Float, Float)], gauss: &[(Floa
             );
         }
     }
+    let complement_ulps = complement_ulps(rule.complements(), reference);
     println!(
         "GK n = {n:3} {:>3}: nodes {node_ulps:.2} ulp, weights {weight_ulps:.2} ulp, Gauss \
-         weights {gauss_ulps:.2} ulp",
+         weights {gauss_ulps:.2} ulp, complements {complement_ulps:.2} ulp",
         T::NAME
     );
     let allowed = if T::LIMBS == 4 { 8.0 } else { 2.0 };
     assert!(
-        node_ulps <= allowed && weight_ulps <= allowed && gauss_ulps <= allowed,
-        "GK {n} {}: nodes {node_ulps}, weights {weight_ulps}, Gauss weights {gauss_ulps}",
+        node_ulps <= allowed
+            && weight_ulps <= allowed
+            && gauss_ulps <= allowed
+            && complement_ulps <= allowed,
+        "GK {n} {}: nodes {node_ulps}, weights {weight_ulps}, Gauss weights {gauss_ulps}, \
+         complements {complement_ulps}",
         T::NAME
     );
 }
@@ -508,7 +530,7 @@ fn rules_are_exact_on_monomials_up_to_their_degree() {
     for n in [5usize, 10, 16] {
         let gauss = rules::legendre::<Qd>(n).expect("a rule");
         let mut points = Vec::new();
-        gauss.abscissae(half, half, &mut points);
+        gauss.abscissae(Qd::zero(), Qd::one(), &mut points);
         assert_eq!(points.len(), n);
         for k in 0..2 * n as i32 {
             let err = monomial_error(&points, |v| gauss.integrate(v, half), k);
@@ -520,7 +542,7 @@ fn rules_are_exact_on_monomials_up_to_their_degree() {
 
         let kronrod = rules::kronrod::<Qd>(n).expect("a rule");
         let mut points = Vec::new();
-        kronrod.abscissae(half, half, &mut points);
+        kronrod.abscissae(Qd::zero(), Qd::one(), &mut points);
         assert_eq!(points.len(), 2 * n + 1);
         // K(2n+1) is exact to degree 3n+1 (3n+2 for odd n, by symmetry); its Gauss part to 2n-1.
         let degree = if n % 2 == 1 { 3 * n + 2 } else { 3 * n + 1 };
@@ -688,7 +710,7 @@ fn results_do_not_depend_on_threads() {
 fn check_tail<T: Real>(n: usize) {
     let rule = rules::legendre::<T>(n).expect("a rule");
     let mut points = Vec::new();
-    rule.abscissae(T::zero(), T::one(), &mut points);
+    rule.abscissae(-T::one(), T::one(), &mut points);
     let m = n / 2;
     let terms = [
         (0, 0.75),

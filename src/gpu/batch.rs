@@ -433,6 +433,7 @@ impl Gpu {
             constants.extend_from_slice(rule.nodes());
             constants.extend_from_slice(rule.weights());
             constants.extend_from_slice(rule.gauss_weights());
+            constants.extend_from_slice(rule.complements());
         }
         let mut plan = Vec::with_capacity(3 * p);
         for source in params.sources {

@@ -17,12 +17,16 @@ use super::sys;
 use super::trace;
 
 /// The headers a kernel may `#include "name"`, embedded at build time.
-const HEADERS: [(&str, &str); 14] = [
+const HEADERS: [(&str, &str); 15] = [
     ("eft.cuh", include_str!("../../kernels/eft.cuh")),
     ("dd.cuh", include_str!("../../kernels/dd.cuh")),
     ("qd.cuh", include_str!("../../kernels/qd.cuh")),
     ("reduce.cuh", include_str!("../../kernels/reduce.cuh")),
     ("soa.cuh", include_str!("../../kernels/soa.cuh")),
+    (
+        "rule_points.cuh",
+        include_str!("../../kernels/rule_points.cuh"),
+    ),
     (
         "elementwise.cuh",
         include_str!("../../kernels/elementwise.cuh"),

@@ -495,8 +495,8 @@ pub(crate) struct BatchKernel {
     limbs: usize,
     /// The parameters: vars − coords.
     params: usize,
-    /// The doubles of the constants buffer: Simpson's fraction, ε, for Gauss–Kronrod three
-    /// arrays of the rule's nodes, then each parameter's sweep start and stop, each value
+    /// The doubles of the constants buffer: Simpson's fraction, ε, for Gauss–Kronrod the
+    /// rule's [`KRONROD_TABLES`], then each parameter's sweep start and stop, each value
     /// `limbs` doubles.
     constants: usize,
 }
@@ -532,7 +532,7 @@ impl BatchKernel {
             name,
             limbs,
             params,
-            constants: (2 + 3 * nodes + 2 * params) * limbs,
+            constants: (2 + KRONROD_TABLES * nodes + 2 * params) * limbs,
         })
     }
 }
@@ -877,13 +877,18 @@ pub(crate) struct RegionBounds([f64; 12]);
 // double v[12]; }`.
 unsafe impl cudarc::driver::DeviceRepr for RegionBounds {}
 
+/// The tables of a Gauss–Kronrod rule as the kernels read it (region.cu, batch.cu): its
+/// non-negative nodes (largest first), their Kronrod weights, their Gauss weights and their
+/// complements 1 − x, in that order, each table `nodes` values.
+pub(crate) const KRONROD_TABLES: usize = 4;
+
 /// The rule pair of a region step on the device.
 pub(crate) enum RegionPair<'a> {
     /// Trapezoid against Simpson: 2n + 1 points.
     TrapezoidSimpson,
-    /// A Gauss–Kronrod pair: `rule` holds its `nodes` non-negative nodes (largest first, the
-    /// last 0), their Kronrod weights and their Gauss weights, `limbs` doubles each;
-    /// 2 · nodes - 1 points an interval.
+    /// A Gauss–Kronrod pair: `rule` holds the [`KRONROD_TABLES`] of its `nodes` non-negative
+    /// nodes (largest first, the last 0), `limbs` doubles each; 2 · nodes - 1 points an
+    /// interval.
     Kronrod { rule: &'a [f64], nodes: usize },
 }
 
@@ -961,10 +966,11 @@ fn region_launch(
     let per_interval = match pair {
         RegionPair::TrapezoidSimpson => 2,
         RegionPair::Kronrod { rule, nodes } => {
-            if nodes < 2 || rule.len() != 3 * nodes * limbs {
+            if nodes < 2 || rule.len() != KRONROD_TABLES * nodes * limbs {
                 return Err(GpuError::Invalid(format!(
-                    "kernel '{name}' needs a Kronrod rule of 2 or more nodes, 3 tables of \
-                     {limbs} limbs each, got {nodes} nodes and {} doubles",
+                    "kernel '{name}' needs a Kronrod rule of 2 or more nodes, \
+                     {KRONROD_TABLES} tables of {limbs} limbs each, got {nodes} nodes and {} \
+                     doubles",
                     rule.len()
                 )));
             }
@@ -1060,7 +1066,8 @@ fn region_launch(
             // SAFETY: region_kronrod_<type>(RegionBounds bounds, u64 n, const double *rule,
             // int nodes, double eps, int side, double tolerance, double span, double *values,
             // double *pieces, double *partials, u64 *flags), as above with n (2 nodes - 1)
-            // points; rule holds 3 * nodes * limbs doubles (checked above), read only.
+            // points; rule holds KRONROD_TABLES * nodes * limbs doubles (checked above), read
+            // only.
             unsafe { args.launch(cfg) }.map_err(|e| launch_error(&name, ordinal, e))?;
         }
     }

@@ -7,7 +7,7 @@
 
 use precision::Real;
 
-use super::launch::{self, RegionKernels, RegionOutput, RegionPair};
+use super::launch::{self, RegionKernels, RegionOutput, RegionPair, KRONROD_TABLES};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, REGION_CU};
 use crate::expr::cuda::CudaIntegrand;
 use crate::methods::pbcaq::region::{Cut, GroupSums, Region, RegionSums};
@@ -126,8 +126,8 @@ pub(crate) fn region_sums<T: Real>(out: &RegionOutput) -> RegionSums<T> {
     RegionSums::from_groups(out.first as usize, groups)
 }
 
-/// The Kronrod rule as the region kernel reads it: its nodes (largest first), Kronrod weights
-/// and Gauss weights, `T::LIMBS` doubles each, and the number of nodes. The kernel takes the
+/// The Kronrod rule as the region kernel reads it: its nodes (largest first), Kronrod weights,
+/// Gauss weights and complements, `T::LIMBS` doubles each, and the number of nodes. The kernel takes the
 /// last node for the centre, the only one of a single point, so that must be the only zero.
 fn kronrod_table<T: Real>(rule: &KronrodRule<T>) -> Result<(Vec<f64>, usize)> {
     let nodes = rule.nodes();
@@ -141,8 +141,13 @@ fn kronrod_table<T: Real>(rule: &KronrodRule<T>) -> Result<(Vec<f64>, usize)> {
             rule.gauss_points()
         )));
     }
-    let mut table = Vec::with_capacity(3 * nodes.len() * T::LIMBS);
-    for values in [nodes, rule.weights(), rule.gauss_weights()] {
+    let mut table = Vec::with_capacity(KRONROD_TABLES * nodes.len() * T::LIMBS);
+    for values in [
+        nodes,
+        rule.weights(),
+        rule.gauss_weights(),
+        rule.complements(),
+    ] {
         for v in values {
             table.extend_from_slice(&v.limbs()[..T::LIMBS]);
         }

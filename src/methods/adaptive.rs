@@ -22,6 +22,7 @@ use super::{ordered, Interval, Outcome};
 use crate::backend::{check_finite, Backend};
 use crate::error::Result;
 use crate::integrand::Integrand;
+use crate::rules::half_width;
 
 /// The change of variables from the interval a method works on (t) to the integrand's (x).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,29 +106,6 @@ pub(crate) fn mapped<T: Real>(
 /// [`splittable`] stops earlier on pieces near the rounding level. `Options::max_levels` is
 /// Romberg's and tanh-sinh's cap, not this one.
 pub(crate) const MAX_DEPTH: u32 = 160;
-
-/// The midpoint (a + b)/2 of a finite interval, without overflow: where a + b overflows (both
-/// bounds beyond half the largest number, of one sign), a/2 + b/2, which is exact there.
-/// Elsewhere the usual form, so that the nodes keep their bits.
-pub(crate) fn midpoint<T: Real>(a: T, b: T) -> T {
-    let sum = a + b;
-    if sum.is_finite() {
-        sum.ldexp(-1)
-    } else {
-        a.ldexp(-1) + b.ldexp(-1)
-    }
-}
-
-/// The half-width (b − a)/2 of a finite interval, without overflow: where b − a overflows
-/// (bounds near ±1.8e308 of opposite signs), b/2 − a/2, which is exact there.
-pub(crate) fn half_width<T: Real>(a: T, b: T) -> T {
-    let width = b - a;
-    if width.is_finite() {
-        width.ldexp(-1)
-    } else {
-        b.ldexp(-1) - a.ldexp(-1)
-    }
-}
 
 /// A rule's `integrate(values, half-width)` on [a, b] without the rounding of a subnormal
 /// half-width: `scaled(w)` is the rule scaled by w, and halving an odd number of subnormal

@@ -29,14 +29,14 @@
 use precision::Real;
 
 use super::adaptive::{
-    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
-    Map, Worklist, MAX_DEPTH,
+    equal_pieces, mapped, nothing_done, splittable, totals, with_half_width, Map, Worklist,
+    MAX_DEPTH,
 };
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
-use crate::rules::{self, KronrodRule, KronrodSums};
+use crate::rules::{self, midpoint, KronrodRule, KronrodSums};
 
 /// The most pieces halved in one step.
 pub const MAX_BATCH: usize = 64;
@@ -216,7 +216,7 @@ impl<T: Real, F: Integrand, B: Backend> Qag<'_, T, F, B> {
         let rule = self.rule;
         let mut points = Vec::with_capacity(spans.len() * rule.points());
         for &(a, b, _) in spans {
-            rule.abscissae(midpoint(a, b), half_width(a, b), &mut points);
+            rule.abscissae(a, b, &mut points);
         }
         let count = points.len() as u64;
         let device = self.backend.device_for_points::<T, F>(self.f, points.len());

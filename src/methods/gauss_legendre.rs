@@ -54,14 +54,14 @@ use std::sync::Arc;
 use precision::Real;
 
 use super::adaptive::{
-    equal_pieces, half_width, mapped, midpoint, nothing_done, splittable, totals, with_half_width,
-    Map, Worklist, MAX_DEPTH,
+    equal_pieces, mapped, nothing_done, splittable, totals, with_half_width, Map, Worklist,
+    MAX_DEPTH,
 };
 use super::{rounding_floor, timed, Interval, Options, Outcome, Stage, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::integrand::Integrand;
-use crate::rules::{self, Rule};
+use crate::rules::{self, half_width, midpoint, Rule};
 
 /// The degrees a piece may use, growing by factors of 1.2 to 1.33 so that a predicted degree is
 /// not overshot by much; doubling stays on the table from every first degree.
@@ -495,10 +495,10 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
     }
     let (low, high) = (rules::legendre::<T>(n)?, rules::legendre::<T>(n + 1)?);
     mapped(interval, |map, lo, hi| {
-        let (center, half) = (midpoint(lo, hi), half_width(lo, hi));
+        let half = half_width(lo, hi);
         let mut points = Vec::with_capacity(2 * n + 1);
-        low.abscissae(center, half, &mut points);
-        high.abscissae(center, half, &mut points);
+        low.abscissae(lo, hi, &mut points);
+        high.abscissae(lo, hi, &mut points);
         let count = points.len() as u64;
         let mut stages = Vec::new();
         let device = backend.device_for_points::<T, F>(f, points.len());
@@ -510,7 +510,7 @@ pub fn polynomial<T: Real, F: Integrand, B: Backend>(
         let difference = (value - integrate(&low, coarse, lo, hi)).abs().to_f64();
         let floor = rounding_floor(value)
             .max(4.0 * T::epsilon().to_f64() * high.integrate_abs(fine, half))
-            .max(high.abscissa_rounding(fine, center, half));
+            .max(high.abscissa_rounding(fine, lo, hi));
         let error = floor.max(2.0 * difference);
         Ok(Outcome {
             value,
@@ -700,7 +700,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                 Task::Start { a, b, degree, .. } => (a, b, degree),
             };
             let rule = self.rule(degree)?;
-            rule.abscissae(midpoint(a, b), half_width(a, b), &mut self.points);
+            rule.abscissae(a, b, &mut self.points);
         }
         let count = self.points.len() as u64;
         let device = self
@@ -738,7 +738,7 @@ impl<T: Real, F: Integrand, B: Backend> Run<'_, T, F, B> {
                     degree,
                     value: integrate(&rule, values, a, b),
                     abs,
-                    jitter: rule.abscissa_rounding(values, midpoint(a, b), half),
+                    jitter: rule.abscissa_rounding(values, a, b),
                     spectral,
                 }
             };

@@ -15,7 +15,7 @@
 use precision::Real;
 
 use super::legendre::{self, legendre_p};
-use super::{corrected_weight, narrow, KronrodRule};
+use super::{complement, corrected_weight, narrow, KronrodRule};
 
 /// The Stieltjes polynomial E_{n+1} as Σ_{i=1}^{r} a_i P_{2i-1-q}, q = n mod 2 (odd terms for
 /// even n, even terms for odd n), a_r = 1.
@@ -121,8 +121,7 @@ fn bracketed_zero<W: Real>(mut lo: W, mut hi: W, f: impl Fn(W) -> (W, W)) -> (W,
 /// The (2n+1)-point rule computed in `W`, rounded to `T`.
 pub(super) fn compute<W: Real, T: Real>(n: usize) -> KronrodRule<T> {
     let e = Stieltjes::<W>::new(n);
-    let gauss = legendre::zeros::<W>(n);
-    let gauss_rule = legendre::nodes_and_weights::<W>(n);
+    let gauss = legendre::nodes_and_weights::<W>(n);
     let scale = W::from_i64(n as i64 + 1);
 
     // The Kronrod weight at a Gauss node, as a formula valid off the node too.
@@ -139,54 +138,38 @@ pub(super) fn compute<W: Real, T: Real>(n: usize) -> KronrodRule<T> {
     };
 
     let mut nodes = Vec::with_capacity(n + 1);
+    let mut complements = Vec::with_capacity(n + 1);
     let mut weights = Vec::with_capacity(n + 1);
     let mut gauss_weights = Vec::with_capacity(n + 1);
-    // Largest first: the new node above the largest Gauss node, then alternately a Gauss
-    // node and the new node below it, down to 0.
+    // Largest first: the new node above the largest Gauss node (the zero of E between it and
+    // 1), then alternately a Gauss node and the new node below it, down to 0.
     let mut upper = W::one();
-    for (k, &(g, delta)) in gauss.iter().enumerate() {
-        push_new_node(
-            &e,
-            g,
-            upper,
-            at_new,
-            &mut nodes,
-            &mut weights,
-            &mut gauss_weights,
-        );
+    for &(g, gauss_weight, delta) in &gauss {
+        let (y, delta_y) = bracketed_zero(g, upper, |x| e.eval(x));
+        nodes.push(y);
+        complements.push(complement(y, delta_y));
+        weights.push(corrected_weight(y, delta_y, at_new));
+        gauss_weights.push(W::zero());
+
         nodes.push(g);
+        complements.push(complement(g, delta));
         weights.push(corrected_weight(g, delta, at_gauss));
-        gauss_weights.push(gauss_rule[k].1);
+        gauss_weights.push(gauss_weight);
         upper = g;
     }
     if n.is_multiple_of(2) {
         // E_{n+1} is odd: its smallest non-negative zero is 0, below the smallest positive
         // Gauss node.
         nodes.push(W::zero());
+        complements.push(W::one());
         weights.push(at_new(W::zero()));
         gauss_weights.push(W::zero());
     }
     KronrodRule {
         gauss_points: n,
         nodes: nodes.into_iter().map(narrow::<W, T>).collect(),
+        complements: complements.into_iter().map(narrow::<W, T>).collect(),
         weights: weights.into_iter().map(narrow::<W, T>).collect(),
         gauss_weights: gauss_weights.into_iter().map(narrow::<W, T>).collect(),
     }
-}
-
-/// The zero of E in (lower, upper) (consecutive Gauss nodes, or the largest one and 1) with its
-/// weights.
-fn push_new_node<W: Real>(
-    e: &Stieltjes<W>,
-    lower: W,
-    upper: W,
-    at_new: impl Fn(W) -> W,
-    nodes: &mut Vec<W>,
-    weights: &mut Vec<W>,
-    gauss_weights: &mut Vec<W>,
-) {
-    let (y, delta) = bracketed_zero(lower, upper, |x| e.eval(x));
-    nodes.push(y);
-    weights.push(corrected_weight(y, delta, at_new));
-    gauss_weights.push(W::zero());
 }

@@ -6,7 +6,7 @@ use precision::Real;
 
 use precision::Dd;
 
-use super::{narrow, Rule, Spectrum};
+use super::{complement, narrow, Rule, Spectrum};
 
 /// P_n(x), P_{n-1}(x) and P_n'(x) by the three-term recurrence
 /// (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}, and P_n' = n (x P_n - P_{n-1}) / (x² - 1).
@@ -67,15 +67,6 @@ fn zeros_with_derivative<W: Real>(n: usize) -> Vec<(W, W, W)> {
         .collect()
 }
 
-/// The n-point rule's non-negative nodes (largest first) in `W`, each with its last Newton
-/// step δ (the distance from the node, as rounded in `W`, to the true zero).
-pub(super) fn zeros<W: Real>(n: usize) -> Vec<(W, W)> {
-    zeros_with_derivative::<W>(n)
-        .into_iter()
-        .map(|(x, delta, _)| (x, delta))
-        .collect()
-}
-
 /// Newton's iteration in a precision narrower than the rule's, to where its steps stop
 /// shrinking or fall to a few ulp: a start for the next precision, not a result.
 fn settle<W: Real>(mut x: W, step: impl Fn(W) -> W) -> W {
@@ -118,23 +109,23 @@ pub(super) fn weight<W: Real>(n: usize, x: W) -> W {
     W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp)
 }
 
-/// The non-negative nodes and their weights, in `W`: w = 2 / ((1 - x²) P_n'(x)²) with P_n'
-/// from the last Newton evaluation, corrected to the true zero x + δ by δ w'(x). δ is below an
-/// ulp of x, so w' needs a few digits only: it is a central difference of the f64 weight (step
-/// 10^-4 (1 - |x|), good to about 8 digits), where a difference in `W` cost two more
-/// recurrences per node.
-pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
+/// The non-negative nodes, each with its weight and its last Newton step δ, in `W`:
+/// w = 2 / ((1 - x²) P_n'(x)²) with P_n' from the last Newton evaluation, corrected to the
+/// true zero x + δ by δ w'(x). δ is below an ulp of x, so w' needs a few digits only: it is a
+/// central difference of the f64 weight (step 10^-4 (1 - |x|), good to about 8 digits), where
+/// a difference in `W` cost two more recurrences per node.
+pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W, W)> {
     zeros_with_derivative::<W>(n)
         .into_iter()
         .map(|(x, delta, dp)| {
             let w = W::from_f64(2.0) / ((W::one() - x) * (W::one() + x) * dp * dp);
             if delta == W::zero() {
-                return (x, w);
+                return (x, w, delta);
             }
             let x64 = x.to_f64();
             let h = 1e-4 * (1.0 - x64.abs());
             let slope = (weight(n, x64 + h) - weight(n, x64 - h)) / (2.0 * h);
-            (x, w + delta * slope)
+            (x, w + delta * slope, delta)
         })
         .collect()
 }
@@ -143,14 +134,14 @@ pub(super) fn nodes_and_weights<W: Real>(n: usize) -> Vec<(W, W)> {
 pub(super) fn compute<W: Real, T: Real>(n: usize) -> Rule<T> {
     let wide = nodes_and_weights::<W>(n);
     let spectrum = spectrum(n, &wide);
-    let (nodes, weights) = wide
-        .into_iter()
-        .map(|(x, w)| (narrow::<W, T>(x), narrow::<W, T>(w)))
-        .unzip();
     Rule {
         points: n,
-        nodes,
-        weights,
+        nodes: wide.iter().map(|&(x, _, _)| narrow(x)).collect(),
+        complements: wide
+            .iter()
+            .map(|&(x, _, delta)| narrow(complement(x, delta)))
+            .collect(),
+        weights: wide.iter().map(|&(_, w, _)| narrow(w)).collect(),
         spectrum,
     }
 }
@@ -159,11 +150,11 @@ pub(super) fn compute<W: Real, T: Real>(n: usize) -> Rule<T> {
 /// degrees of [`Spectrum::degrees_for`]: c_k = (2k + 1)/2 Σ w_i P_k(x_i) f(x_i), exact for
 /// a polynomial of degree below n (discrete orthogonality of P_j and P_k under the rule
 /// for j + k ≤ 2n - 1). One recurrence per node, in `W`, for the four degrees at once.
-fn spectrum<W: Real, T: Real>(n: usize, nodes_and_weights: &[(W, W)]) -> Option<Spectrum<T>> {
+fn spectrum<W: Real, T: Real>(n: usize, nodes_and_weights: &[(W, W, W)]) -> Option<Spectrum<T>> {
     let degrees = Spectrum::<T>::degrees_for(n)?;
     let top = degrees[3];
     let mut functionals: [Vec<T>; 4] = Default::default();
-    for &(x, w) in nodes_and_weights {
+    for &(x, w, _) in nodes_and_weights {
         let (mut previous, mut current) = (W::one(), x);
         let mut at = |k: usize, p: W| {
             if let Some(j) = degrees.iter().position(|&d| d == k) {

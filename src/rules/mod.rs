@@ -22,7 +22,7 @@
 //! // ∫_{-1}^{1} x^6 dx = 2/7, exact for 4 Gauss points (degree 7).
 //! let rule = rules::legendre::<Qd>(4)?;
 //! let mut points = Vec::new();
-//! rule.abscissae(Qd::from(0), Qd::from(1), &mut points);
+//! rule.abscissae(Qd::from(-1), Qd::from(1), &mut points);
 //! let values: Vec<Qd> = points.iter().map(|&x| x.powi(6)).collect();
 //! let error = rule.integrate(&values, Qd::from(1)) - Qd::from(2) / Qd::from(7);
 //! assert!(error.abs().to_f64() < 1e-62);
@@ -53,6 +53,9 @@ pub const MAX_KRONROD_GAUSS_POINTS: usize = 256;
 pub struct Rule<T> {
     points: usize,
     nodes: Vec<T>,
+    /// 1 − x for each node x, to the working precision of the difference itself (from the
+    /// wide precision's node and its last Newton step), not the rounded 1 − x.
+    complements: Vec<T>,
     weights: Vec<T>,
     /// How to read the size of the Legendre coefficients of the values' interpolant (rules of
     /// at least [`Spectrum::MIN_POINTS`] points).
@@ -114,10 +117,22 @@ impl<T: Real> Rule<T> {
         &self.weights
     }
 
-    /// Appends the rule's points on [center - half_width, center + half_width] to `out`: for
-    /// each node, center - half_width·x then center + half_width·x (the centre once).
-    pub fn abscissae(&self, center: T, half_width: T, out: &mut Vec<T>) {
-        push_abscissae(&self.nodes, center, half_width, out);
+    /// 1 − x for each of [`Rule::nodes`], accurate relative to itself (see
+    /// [`Rule::abscissae`]).
+    pub fn complements(&self) -> &[T] {
+        &self.complements
+    }
+
+    /// Appends the rule's points on [a, b] to `out`: for each node x, the point at −x then the
+    /// one at x (the centre once). With c = [`midpoint`] and h = [`half_width`], a node up to
+    /// 1/2 gives c ∓ h·x; a node past 1/2 gives a + h·(1 − x) and b − h·(1 − x), from the
+    /// end it is near and the node's complement kept to full relative precision. So a point
+    /// near an end carries the rounding of its own size and of its distance from that end,
+    /// where c − h·x carried ε·|c| (and the rounded node's ε·h): on [0, 600] the points next
+    /// to 0 were off by 3·10⁻¹⁴, which e^(−x) turned into an error fifteen times the f64
+    /// estimate's claim.
+    pub fn abscissae(&self, a: T, b: T, out: &mut Vec<T>) {
+        push_abscissae(&self.nodes, &self.complements, a, b, out);
     }
 
     /// The rule applied to `values`, the integrand at the points of [`Rule::abscissae`] in
@@ -197,19 +212,22 @@ impl<T: Real> Rule<T> {
         sum * half_width.to_f64().abs()
     }
 
-    /// What rounding the abscissae to the working precision does to [`Rule::integrate`]:
-    /// ε Σ w_i |p_i| |f'(p_i)| · |half_width| for the points p_i of [`Rule::abscissae`], each
-    /// off by up to ε |p_i|, with f' from the values at the neighbouring points. A steep
-    /// integrand far from 0 turns that rounding into errors well above ε |f| (sin(10πx) at
-    /// x = 20 in dd: the argument 628 carries 628 ε), which no difference between rules shows.
-    pub fn abscissa_rounding(&self, values: &[T], center: T, half_width: T) -> f64 {
+    /// What rounding the abscissae to the working precision does to [`Rule::integrate`] on
+    /// [a, b]: ε Σ w_i (|p_i| + h·min(x_i, 1 − x_i)) |f'(p_i)| · h for the points p_i of
+    /// [`Rule::abscissae`] (nodes x_i, h the half-width), each off by the rounding of its size
+    /// and of its offset from the centre or end it was formed from, with f' from the values
+    /// at the neighbouring points. A steep integrand far from 0 turns that rounding into
+    /// errors well above ε |f| (sin(10πx) at x = 20 in dd: the argument 628 carries 628 ε),
+    /// which no difference between rules shows.
+    pub fn abscissa_rounding(&self, values: &[T], a: T, b: T) -> f64 {
         abscissa_rounding(
             &self.nodes,
+            &self.complements,
             &self.weights,
             self.points,
             values,
-            center,
-            half_width,
+            a,
+            b,
         )
     }
 }
@@ -219,6 +237,8 @@ impl<T: Real> Rule<T> {
 pub struct KronrodRule<T> {
     gauss_points: usize,
     nodes: Vec<T>,
+    /// 1 − x for each node x, as [`Rule`]'s.
+    complements: Vec<T>,
     weights: Vec<T>,
     gauss_weights: Vec<T>,
 }
@@ -266,22 +286,28 @@ impl<T: Real> KronrodRule<T> {
         &self.gauss_weights
     }
 
-    /// Appends the rule's 2n+1 points on [center - half_width, center + half_width] to `out`,
-    /// in the order of [`Rule::abscissae`].
-    pub fn abscissae(&self, center: T, half_width: T, out: &mut Vec<T>) {
-        push_abscissae(&self.nodes, center, half_width, out);
+    /// 1 − x for each of [`KronrodRule::nodes`], accurate relative to itself.
+    pub fn complements(&self) -> &[T] {
+        &self.complements
     }
 
-    /// What rounding the abscissae to the working precision does to the Kronrod estimate:
-    /// see [`Rule::abscissa_rounding`].
-    pub fn abscissa_rounding(&self, values: &[T], center: T, half_width: T) -> f64 {
+    /// Appends the rule's 2n+1 points on [a, b] to `out`, placed and ordered as
+    /// [`Rule::abscissae`] places and orders them.
+    pub fn abscissae(&self, a: T, b: T, out: &mut Vec<T>) {
+        push_abscissae(&self.nodes, &self.complements, a, b, out);
+    }
+
+    /// What rounding the abscissae to the working precision does to the Kronrod estimate on
+    /// [a, b]: see [`Rule::abscissa_rounding`].
+    pub fn abscissa_rounding(&self, values: &[T], a: T, b: T) -> f64 {
         abscissa_rounding(
             &self.nodes,
+            &self.complements,
             &self.weights,
             self.points(),
             values,
-            center,
-            half_width,
+            a,
+            b,
         )
     }
 
@@ -318,21 +344,22 @@ impl<T: Real> KronrodRule<T> {
 }
 
 /// [`Rule::abscissa_rounding`] for any symmetric rule given by its non-negative `nodes`
-/// (largest first), their `weights` and its number of points `n`.
+/// (largest first), their `complements`, their `weights` and its number of points `n`.
 fn abscissa_rounding<T: Real>(
     nodes: &[T],
+    complements: &[T],
     weights: &[T],
     n: usize,
     values: &[T],
-    center: T,
-    half_width: T,
+    a: T,
+    b: T,
 ) -> f64 {
-    let (c, h) = (center.to_f64(), half_width.to_f64());
-    // The j-th point in increasing order, with its value and weight: the left halves
-    // (values 0, 2, 4, ...) outermost first, the centre of an odd rule (the last value),
-    // then the right halves (values ..., 3, 1) innermost first.
+    let (c, h) = (midpoint(a, b).to_f64(), half_width(a, b).to_f64());
+    // The j-th point in increasing order, with its value, weight and the offset it was formed
+    // with: the left halves (values 0, 2, 4, ...) outermost first, the centre of an odd rule
+    // (the last value), then the right halves (values ..., 3, 1) innermost first.
     let pairs = n / 2;
-    let at = |j: usize| -> (f64, f64, f64) {
+    let at = |j: usize| -> (f64, f64, f64, f64) {
         let (i, side, k) = if j < pairs {
             (j, -1.0, 2 * j)
         } else if n % 2 == 1 && j == pairs {
@@ -342,7 +369,13 @@ fn abscissa_rounding<T: Real>(
             (i, 1.0, 2 * i + 1)
         };
         let x = nodes[i].to_f64();
-        (c + side * h * x, values[k].to_f64(), weights[i].to_f64())
+        let offset = h.abs() * x.min(complements[i].to_f64());
+        (
+            c + side * h * x,
+            values[k].to_f64(),
+            weights[i].to_f64(),
+            offset,
+        )
     };
     if n < 2 {
         return 0.0;
@@ -354,23 +387,60 @@ fn abscissa_rounding<T: Real>(
     for j in 0..n {
         let hi = at((j + 1).min(n - 1));
         let slope = (hi.1 - lo.1) / (hi.0 - lo.0);
-        let (p, _, w) = mid;
-        sum += w * p.abs() * slope.abs();
+        let (p, _, w, offset) = mid;
+        sum += w * (p.abs() + offset) * slope.abs();
         (lo, mid) = (mid, hi);
     }
     T::epsilon().to_f64() * sum * h.abs()
 }
 
-/// The points of a symmetric rule with non-negative `nodes` (largest first) on an interval.
-fn push_abscissae<T: Real>(nodes: &[T], center: T, half_width: T, out: &mut Vec<T>) {
-    for &x in nodes {
+/// The points of a symmetric rule with non-negative `nodes` (largest first) and their
+/// `complements` on [a, b]: see [`Rule::abscissae`].
+fn push_abscissae<T: Real>(nodes: &[T], complements: &[T], a: T, b: T, out: &mut Vec<T>) {
+    let (center, half) = (midpoint(a, b), half_width(a, b));
+    for (&x, &complement) in nodes.iter().zip(complements) {
         if x == T::zero() {
             out.push(center);
+        } else if near_end(x) {
+            let dx = half * complement;
+            out.push(a + dx);
+            out.push(b - dx);
         } else {
-            let dx = half_width * x;
+            let dx = half * x;
             out.push(center - dx);
             out.push(center + dx);
         }
+    }
+}
+
+/// Whether the points of node x are formed from the ends (x past 1/2) rather than the centre.
+/// The device kernels (region.cu, batch.cu) make the same choice from the same leading limb.
+pub(crate) fn near_end<T: Real>(x: T) -> bool {
+    x.to_f64() > 0.5
+}
+
+/// The midpoint (a + b)/2 of a finite interval, without overflow: where a + b overflows (both
+/// bounds beyond half the largest number, of one sign), a/2 + b/2, which is exact there.
+/// Elsewhere the usual form. The centre from which [`Rule::abscissae`] places the points
+/// near the middle.
+pub fn midpoint<T: Real>(a: T, b: T) -> T {
+    let sum = a + b;
+    if sum.is_finite() {
+        sum.ldexp(-1)
+    } else {
+        a.ldexp(-1) + b.ldexp(-1)
+    }
+}
+
+/// The half-width (b − a)/2 of a finite interval, without overflow: where b − a overflows
+/// (bounds near ±1.8e308 of opposite signs), b/2 − a/2, which is exact there. The scale of
+/// [`Rule::abscissae`] and [`Rule::integrate`].
+pub fn half_width<T: Real>(a: T, b: T) -> T {
+    let width = b - a;
+    if width.is_finite() {
+        width.ldexp(-1)
+    } else {
+        b.ldexp(-1) - a.ldexp(-1)
     }
 }
 
@@ -540,6 +610,14 @@ fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Rules> {
     cache
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// 1 − (x + δ) for a computed zero x of a polynomial and its last Newton step δ: the
+/// complement of the true zero. Near 1 the subtraction is exact and δ (below an ulp of x)
+/// still counts, so the complement is good to the precision of `W` relative to itself, where
+/// 1 − x rounded to `T` would only be good to an ulp of x.
+fn complement<W: Real>(x: W, delta: W) -> W {
+    (W::one() - x) - delta
 }
 
 /// The weight formula `weight` at a computed zero `x` of a polynomial, corrected to the true

@@ -21,7 +21,7 @@ use precision::Real;
 
 use super::{Integrated, NonFiniteAt, Tolerance};
 use crate::methods::adaptive::splittable;
-use crate::rules::KronrodRule;
+use crate::rules::{half_width, KronrodRule};
 
 /// The most pieces one integral is split into.
 pub const MAX_PIECES: usize = 64;
@@ -68,7 +68,7 @@ pub fn gauss_kronrod<T: Real>(
     let mut piece = |a: T, b: T, evaluations: &mut u64| -> Result<Piece<T>, NonFiniteAt<T>> {
         scratch.points.clear();
         scratch.values.clear();
-        rule.abscissae((a + b).ldexp(-1), (b - a).ldexp(-1), &mut scratch.points);
+        rule.abscissae(a, b, &mut scratch.points);
         // kernels/batch.cu visits the same points in the same order.
         for &x in &scratch.points {
             let y = f(x);
@@ -131,7 +131,7 @@ pub fn gauss_kronrod<T: Real>(
 /// x · √x (both correctly rounded everywhere) where `powf` is libm's on the host and
 /// libdevice's on the device, and the scaled error picks the piece to split next.
 fn estimate<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> (T, f64, f64) {
-    let half = (b - a).ldexp(-1);
+    let half = half_width(a, b);
     let (nodes, weights, gauss_weights) = (rule.nodes(), rule.weights(), rule.gauss_weights());
     let mut kronrod = T::zero().to_accumulator();
     let mut gauss = T::zero().to_accumulator();

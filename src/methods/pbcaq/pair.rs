@@ -155,8 +155,7 @@ impl<T: Real> Pair<T> {
         match self {
             Pair::Kronrod(rule) => {
                 for end in ends.windows(2) {
-                    let half = (end[1] - end[0]).ldexp(-1);
-                    rule.abscissae(end[0] + half, half, out);
+                    rule.abscissae(end[0], end[1], out);
                 }
             }
             Pair::TrapezoidSimpson => {
@@ -207,7 +206,7 @@ fn kronrod<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> Piece<T>
         error = resasc * (r * r.sqrt()).min(1.0);
     }
     let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod))
-        + rule.abscissa_rounding(values, a + half, half);
+        + rule.abscissa_rounding(values, a, b);
     Piece {
         value: sums.kronrod,
         error: error.max(floor),
