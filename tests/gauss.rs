@@ -517,6 +517,31 @@ fn legendre_peak() {
     );
 }
 
+/// A piece whose integrand is steep at an end far from the piece's centre: e^(−x) on [0, 600]
+/// (1 − e^(−600)). Points formed as centre − h·x carried the centre's rounding, ε·300 next to
+/// 0, which e^(−x) there turned into an f64 result off by 1.1e-14 with an estimate of 8.9e-16
+/// (14 digits); formed from the nearer end they carry their own. Shifted to [1000, 1600] the
+/// points next to 1000 carry ε·1000 whatever forms them, so f64 cannot have 15 digits there:
+/// it must say so, with an estimate that covers its error.
+#[test]
+fn points_near_an_end_far_from_the_centre() {
+    let exact = Float::with_val(BITS, 1) - Float::with_val(BITS, -600).exp();
+    for method in [Method::Legendre, Method::Kronrod] {
+        check_all(method, "exp(-x)", "0", "600", &exact);
+        let (out, _) = run::<f64>(method, "exp(1000-x)", "1000", "1600", 5e-15);
+        let actual = Float::with_val(BITS, &mpfr(out.value) - &exact)
+            .abs()
+            .to_f64();
+        assert!(
+            !out.converged && actual <= out.error,
+            "{method:?} f64 exp(1000-x) on [1000, 1600]: error {actual:e}, estimate {:e}, \
+             converged {}",
+            out.error,
+            out.converged
+        );
+    }
+}
+
 /// ∫_0^1 x^k dx = 1/(k+1) by a rule mapped to [0, 1], in qd.
 fn monomial_error(points: &[Qd], values_weighted: impl Fn(&[Qd]) -> Qd, k: i32) -> f64 {
     let values: Vec<Qd> = points.iter().map(|&x| x.powi(k)).collect();
