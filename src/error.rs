@@ -43,20 +43,16 @@ pub enum Error {
     /// every integrand value was finite. Their sum, the integral, may still be finite (an odd
     /// integrand's over [−1.7e308, 1.7e308] is 0) but cannot be formed from them.
     #[error(
-        "the integrals over the halves [{lower}, {middle}] and [{middle}, {upper}] of the \
-         interval are {lower_half} and {upper_half} after {evaluations} evaluations of finite \
+        "the integrals over the halves of the interval below and above {middle} are \
+         {lower_half} and {upper_half} after {evaluations} evaluations of finite \
          integrand values: the interval is wider than the largest number of the precision \
          (about 1.8e308), so it is integrated in these halves, and a half beyond that range \
          leaves the integral unknown, finite or not (an odd integrand's is 0); scale the \
          integrand down or narrow the interval"
     )]
     OverflowInHalves {
-        /// The lower bound, as printed.
-        lower: String,
         /// The point between the halves, a/2 + b/2, as printed.
         middle: String,
-        /// The upper bound, as printed.
-        upper: String,
         /// The estimate over [lower, middle] (±inf or NaN where it overflowed), as printed.
         lower_half: String,
         /// The estimate over [middle, upper], as printed.

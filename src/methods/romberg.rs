@@ -98,7 +98,9 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             backend.uniform_sums(f, &grids)
         })?;
         for (region, sum) in regions.iter_mut().zip(sums) {
-            region.table.push(sum * region.width / 2.0);
+            // (sum / 2) · width, not (sum · width) / 2, which overflows for a constant over
+            // [0, 1.7e308]: the same bits elsewhere.
+            region.table.push(sum.ldexp(-1) * region.width);
         }
 
         for level in 1..=options.max_levels {

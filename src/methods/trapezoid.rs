@@ -141,9 +141,7 @@ pub(crate) fn in_halves<T: Real>(
     let one_sign = (low >= 0.0 && high >= 0.0) || (low <= 0.0 && high <= 0.0);
     if overflowed && !one_sign {
         return Err(Error::OverflowInHalves {
-            lower: a.to_string(),
             middle: c.to_string(),
-            upper: b.to_string(),
             lower_half: lower.value.to_string(),
             upper_half: upper.value.to_string(),
             evaluations: lower.evaluations + upper.evaluations,

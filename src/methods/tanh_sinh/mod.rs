@@ -53,6 +53,7 @@ pub mod nodes;
 use precision::Real;
 
 use self::nodes::{Node, Transform};
+use super::trapezoid::{in_halves, too_wide};
 use super::{ordered, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{non_finite, Backend};
 use crate::error::Result;
@@ -99,6 +100,14 @@ pub fn tanh_sinh<T: Real, F: Integrand, B: Backend>(
 ) -> Result<Outcome<T>> {
     options.validate()?;
     ordered(interval, |a, b| {
+        if a.is_finite() && b.is_finite() && too_wide(a, b) {
+            // Wider than the largest number: the sums of a side's terms overflowed (x over
+            // [-1.7e308, 1.7e308], whose integral is 0, gave inf), so each half on its own,
+            // as the uniform-grid methods do; halves that overflow say so.
+            return in_halves(a, b, options, |lo, hi, half| {
+                integrate(f, backend, Placement::new(lo, hi), half)
+            });
+        }
         integrate(f, backend, Placement::new(a, b), options)
     })
 }
