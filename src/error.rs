@@ -38,6 +38,29 @@ pub enum Error {
         evaluations: u64,
     },
 
+    /// An interval wider than the largest number (b − a overflows) is integrated as its two
+    /// halves, and the integral over one of them overflowed the precision's range, although
+    /// every integrand value was finite. Their sum, the integral, may still be finite (an odd
+    /// integrand's over [−1.7e308, 1.7e308] is 0) but cannot be formed from them.
+    #[error(
+        "the integrals over the halves of the interval below and above {middle} are \
+         {lower_half} and {upper_half} after {evaluations} evaluations of finite \
+         integrand values: the interval is wider than the largest number of the precision \
+         (about 1.8e308), so it is integrated in these halves, and a half beyond that range \
+         leaves the integral unknown, finite or not (an odd integrand's is 0); scale the \
+         integrand down or narrow the interval"
+    )]
+    OverflowInHalves {
+        /// The point between the halves, a/2 + b/2, as printed.
+        middle: String,
+        /// The estimate over [lower, middle] (±inf or NaN where it overflowed), as printed.
+        lower_half: String,
+        /// The estimate over [middle, upper], as printed.
+        upper_half: String,
+        /// The evaluations spent on both halves.
+        evaluations: u64,
+    },
+
     /// A bound is ±infinity, which the uniform-grid methods cannot sample.
     #[error(
         "the {which} bound is {value}, but {method} needs a finite interval; \

@@ -77,6 +77,7 @@ impl CliError {
         match error {
             hpquad::Error::NonFinite { .. }
             | hpquad::Error::Overflow { .. }
+            | hpquad::Error::OverflowInHalves { .. }
             | hpquad::Error::ThreadPool { .. }
             | hpquad::Error::Gpu(_) => CliError::computation(error),
             _ => CliError::input(error),

@@ -262,6 +262,14 @@ pub(crate) fn rounding_floor<T: Real>(magnitude: T) -> f64 {
 /// relative floor of a normal number, so it changes nothing above about 1e-290.
 pub const UNDERFLOW_FLOOR: f64 = 8.0 * f64::MIN_POSITIVE * f64::EPSILON;
 
+/// Whether `x` holds every bit of its precision: its last bit lies at or above the smallest
+/// subnormal double 2^-1074, the finest bit that any component of an f64, dd or qd can hold.
+/// True of the normal doubles in f64, of |x| ≥ about 2^-970 in dd and 2^-865 in qd; below,
+/// computing `x` rounded it to fewer bits than its precision's epsilon says.
+pub(crate) fn holds_every_bit<T: Real>(x: T) -> bool {
+    x.abs().to_f64() * T::epsilon().to_f64() >= f64::MIN_POSITIVE * f64::EPSILON
+}
+
 /// Times `stage` and records it.
 pub(crate) fn timed<R>(
     stages: &mut Vec<Stage>,

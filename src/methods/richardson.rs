@@ -19,7 +19,9 @@
 
 use precision::Real;
 
-use super::trapezoid::{check_intervals, endpoints, in_halves, new_midpoints, refine, too_wide};
+use super::trapezoid::{
+    check_intervals, endpoints, in_halves, new_midpoints, refine, times_step, too_wide,
+};
 use super::{oriented, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{Backend, UniformGrid};
 use crate::error::{Error, Result};
@@ -135,7 +137,8 @@ pub fn richardson<T: Real, F: Integrand, B: Backend>(
             });
         }
         let n = intervals;
-        let h = (b - a) / T::from_i64(n as i64);
+        let width = b - a;
+        let h = width / T::from_i64(n as i64);
         // The coarse grid's points, then the midpoints that each halving adds.
         let mut point_grids = vec![
             endpoints(a, b),
@@ -161,10 +164,11 @@ pub fn richardson<T: Real, F: Integrand, B: Backend>(
         )?;
 
         let mut table = Table::new();
-        let mut trapezoid = (sums[0] / 2.0 + sums[1]) * h;
+        let mut trapezoid = times_step(sums[0] / 2.0 + sums[1], h, width, n);
         table.push(trapezoid);
         for i in 1..grids {
-            trapezoid = refine(trapezoid, h.ldexp(-(i as i32)), sums[i as usize + 1]);
+            let step = h.ldexp(-(i as i32));
+            trapezoid = refine(trapezoid, step, width, n << i, sums[i as usize + 1]);
             table.push(trapezoid);
         }
         let value = table.best();

@@ -24,7 +24,7 @@
 use precision::Real;
 
 use super::richardson::Table;
-use super::trapezoid::{endpoints, in_halves, new_midpoints, too_wide};
+use super::trapezoid::{endpoints, in_halves, new_midpoints, times_step, too_wide};
 use super::{oriented, rounding_floor, timed, Interval, Options, Outcome, UNDERFLOW_FLOOR};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -98,7 +98,9 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             backend.uniform_sums(f, &grids)
         })?;
         for (region, sum) in regions.iter_mut().zip(sums) {
-            region.table.push(sum * region.width / 2.0);
+            // (sum / 2) · width, not (sum · width) / 2, which overflows for a constant over
+            // [0, 1.7e308]: the same bits elsewhere.
+            region.table.push(sum.ldexp(-1) * region.width);
         }
 
         for level in 1..=options.max_levels {
@@ -128,15 +130,10 @@ pub fn romberg<T: Real, F: Integrand, B: Backend>(
             for (&k, sum) in active.iter().zip(sums) {
                 let r = &mut regions[k];
                 let previous = r.table.rows()[r.table.len() - 1][0];
-                // h · sum, but where h is subnormal (an interval of width 1e-310: h has lost
-                // i of its bits) as (width · sum) / 2^i, one rounding. Not everywhere: width ·
-                // sum overflows on an interval near 1.8e308 wide.
+                // h · sum, but where h is too small to hold its bits (an interval of width
+                // 1e-310: h has lost i of them) as (width · sum) / 2^i, one rounding.
                 let h = r.width.ldexp(-(level as i32));
-                let scaled = if h.abs().to_f64() >= f64::MIN_POSITIVE {
-                    h * sum
-                } else {
-                    (r.width * sum).ldexp(-(level as i32))
-                };
+                let scaled = times_step(sum, h, r.width, 1 << level);
                 r.table.push(previous / 2.0 + scaled);
                 let relative = options.relative_for::<T>() * r.table.best().to_f64().abs();
                 // A table that overflowed from finite values stays so: stop refining it (the

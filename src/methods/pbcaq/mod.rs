@@ -69,7 +69,9 @@
 //! singularity never loops forever. A relative tolerance is made absolute from the first
 //! estimate of the whole interval; when the final value shows it was too loose, the run is
 //! repeated with the tolerance from that value (at most [`MAX_PASSES`] runs, all counted).
-//! Under the evaluation cap, a block-cutting run keeps one region's points in reserve and
+//! An interval wider than the largest number (b - a overflows) is integrated as its two halves,
+//! each with half the absolute tolerance and of the evaluation cap
+//! (`trapezoid::in_halves`). Under the evaluation cap, a block-cutting run keeps one region's points in reserve and
 //! spends them on what is left of the interval when the cap comes, so its estimate covers the
 //! whole interval with an honest error (`converged: false`); CAQ counts the queued intervals'
 //! own estimates.
@@ -111,6 +113,7 @@ use precision::Real;
 pub use pair::{default_gauss_points, IntervalRule, Pair};
 
 use super::adaptive::{nothing_done, MAX_DEPTH};
+use super::trapezoid::{in_halves, too_wide};
 use super::{oriented, Interval, Options, Outcome, Stage};
 use crate::backend::{check_finite, require_1d, Backend};
 use crate::error::{Error, Result};
@@ -353,6 +356,22 @@ fn run_scheme<T: Real, F: Integrand, B: Backend>(
     pair: &Pair<T>,
 ) -> Result<Outcome<T>> {
     oriented(interval, config.scheme.name(), |a, b| {
+        if too_wide(a, b) {
+            // b − a overflows, and with it the regions' lengths, widths and shares of the
+            // tolerance (NaN points after 134 M evaluations over [-1e308, 1e308]): each half
+            // is an interval as any other.
+            // The outcome's `levels` counts the steps of both halves, not the larger.
+            let steps = std::cell::Cell::new(0);
+            let outcome = in_halves(a, b, options, |lo, hi, half| {
+                let outcome = run_scheme(f, backend, Interval::new(lo, hi), config, half, pair)?;
+                steps.set(steps.get() + outcome.levels);
+                Ok(outcome)
+            })?;
+            return Ok(Outcome {
+                levels: steps.get(),
+                ..outcome
+            });
+        }
         let scale = a.abs().max(b.abs()).to_f64();
         let min_width = config.min_width.unwrap_or_else(|| {
             (256.0 * T::epsilon().to_f64() * scale)
