@@ -133,9 +133,9 @@ struct Found {
     real_t bad_x, bad_value;
 };
 
-// methods::rounding_floor: two units of ε.
+// methods::rounding_floor (reduce.cuh).
 __device__ __forceinline__ double rounding(real_t magnitude, double eps) {
-    return 2.0 * eps * fabs(to_f64(magnitude));
+    return rounding_floor(to_f64(magnitude), eps);
 }
 
 // f at an interior point, which must be finite (faq.rs's sample).

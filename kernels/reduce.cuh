@@ -23,6 +23,12 @@ __device__ __forceinline__ double leading(double v) { return v; }
 __device__ __forceinline__ double leading(dd_t v) { return v.hi; }
 __device__ __forceinline__ double leading(qd_t v) { return v.x[0]; }
 
+// methods::rounding_floor: the error rounding alone leaves in a value of size |magnitude|,
+// 2 ε |magnitude|, never below UNDERFLOW_FLOOR (8 units of the smallest subnormal, 2^-1071).
+__device__ __forceinline__ double rounding_floor(double magnitude, double eps) {
+    return fmax(2.0 * eps * fabs(magnitude), 8.0 * 4.9406564584124654e-324);
+}
+
 // Number of doubles in each type, and their transfer to and from limb arrays.
 template <typename T> struct limbs;
 template <> struct limbs<double> { static const int count = 1; };

@@ -134,13 +134,15 @@ struct TrapezoidSimpson {
         make(6.0, six);
         const real_t h = b - a;
         const real_t ends = fa + fb;
-        const real_t trapezoid = ends * scaled(h, -1);
+        // (f(a) + f(b)) h halved, as h/2 where the product overflows.
+        const real_t whole = ends * h;
+        const real_t trapezoid =
+            isfinite(leading(whole)) ? scaled(whole, -1) : ends * scaled(h, -1);
         const real_t simpson = (ends + scaled(fm, 2)) * h / six;
         const double resabs = to_double(
             (magnitude_of(fa) + magnitude_of(fb) + scaled(magnitude_of(fm), 2)) * h / six);
         const double midpoint = to_double(magnitude_of(a + scaled(h, -1)));
-        // methods::rounding_floor: 2 ε |value|.
-        const double rounding = 2.0 * eps * fabs(to_double(simpson));
+        const double rounding = rounding_floor(to_double(simpson), eps);
         const double floor = fmax(4.0 * eps * resabs, rounding) +
                              2.0 / 3.0 * eps * midpoint * to_double(magnitude_of(fb - fa));
         Piece p;
@@ -229,14 +231,14 @@ struct Kronrod {
         return eps * sum * fabs(h);
     }
 
-    // pair.rs, kronrod: KronrodRule::integrate, QUADPACK's error (the 1.5th power as
-    // r sqrt(r), which both sides round alike), the floors.
+    // pair.rs, kronrod (gauss_kronrod::quadpack_estimate): KronrodRule::integrate scaled by the
+    // whole width and halved (with_half_width), QUADPACK's error (the 1.5th power as
+    // r sqrt(r), which both sides round alike), the floor.
     __device__ __forceinline__ Piece piece(const Ends &e, u64 i, const double *values, u64 count,
                                            double eps) const {
         const real_t a = e.at(i);
         const real_t b = e.at(i + 1);
         const real_t h = b - a;
-        const real_t half = scaled(h, -1);
         const u64 base = i * per();
         acc_t kronrod_sum, gauss_sum;
         acc_zero(kronrod_sum);
@@ -265,19 +267,39 @@ struct Kronrod {
                 asc_sum = asc_sum + w * magnitude_of(value(values, base, j, count) - mean);
             }
         }
-        const real_t scale = magnitude_of(half);
-        const real_t estimate = kronrod * half;
-        const real_t coarse = gauss * half;
-        const double resabs = to_double(abs_sum * scale);
-        const double resasc = to_double(asc_sum * scale);
+        real_t estimate, coarse;
+        double resabs, resasc;
+        bool whole = isfinite(leading(h));
+        if (whole) {
+            const real_t width = magnitude_of(h);
+            const real_t k = kronrod * h, g = gauss * h;
+            const real_t abs_whole = abs_sum * width, asc_whole = asc_sum * width;
+            whole = isfinite(leading(k)) && isfinite(leading(abs_whole)) &&
+                    isfinite(leading(asc_whole));
+            if (whole) {
+                estimate = scaled(k, -1);
+                coarse = scaled(g, -1);
+                resabs = to_double(scaled(abs_whole, -1));
+                resasc = to_double(scaled(asc_whole, -1));
+            }
+        }
+        if (!whole) {
+            const real_t half = rule_half_width(a, b);
+            const real_t scale = magnitude_of(half);
+            estimate = kronrod * half;
+            coarse = gauss * half;
+            resabs = to_double(abs_sum * scale);
+            resasc = to_double(asc_sum * scale);
+        }
         double error = to_double(magnitude_of(estimate - coarse));
         if (resasc != 0.0 && error != 0.0) {
             const double r = 200.0 * error / resasc;
             error = resasc * fmin(r * sqrt(r), 1.0);
         }
-        double floor = fmax(4.0 * eps * resabs, 2.0 * eps * fabs(to_double(estimate)));
-        floor = floor + abscissa_rounding(values, base, count, to_double(rule_midpoint(a, b)),
-                                          to_double(rule_half_width(a, b)), eps);
+        const double floor = fmax(
+            fmax(4.0 * eps * resabs, rounding_floor(to_double(estimate), eps)),
+            abscissa_rounding(values, base, count, to_double(rule_midpoint(a, b)),
+                              to_double(rule_half_width(a, b)), eps));
         Piece p;
         p.value = estimate;
         p.error = fmax(error, floor);

@@ -26,10 +26,10 @@ use std::sync::Arc;
 
 use precision::Real;
 
-use super::super::adaptive::with_half_width;
+use super::super::gauss_kronrod::quadpack_estimate;
 use super::super::rounding_floor;
 use crate::error::Result;
-use crate::rules::{self, KronrodRule, KronrodSums};
+use crate::rules::{self, KronrodRule};
 
 /// The pair of rules applied to each interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -193,39 +193,12 @@ impl<T: Real> Pair<T> {
 
 /// The Kronrod estimate of [a, b] with QUADPACK's error, floored at its rounding, the
 /// abscissae's included: the adaptive Gauss–Kronrod method's estimate
-/// (`gauss_kronrod::quadpack_estimate`), except that the error's 1.5th power is taken as r √r.
-/// The device's region kernel (`kernels/region.cu`) computes the same piece operation for
-/// operation; √ is correctly rounded on both sides, `powf` is not (libm and CUDA may differ in
-/// the last bit), and dd and qd steps must give the same bits on both.
-///
-/// The sums are scaled by the whole width and halved ([`with_half_width`]), not by a
-/// half-width that rounds where it is subnormal: over [1e-310, 2e-310] a piece was off by
-/// 5e-14 relative (f64) and a region of 64 pieces by 3e-12 (dd), each claiming 1e-15 or less.
-/// The same bits wherever the half-width holds every bit.
+/// ([`quadpack_estimate`]). The device's region kernel (`kernels/region.cu`) computes the same
+/// piece operation for operation, so that dd and qd steps give the same bits on both.
 fn kronrod<T: Real>(rule: &KronrodRule<T>, a: T, b: T, values: &[T]) -> Piece<T> {
-    let half = (b - a).ldexp(-1);
-    let sums = with_half_width(
-        a,
-        b,
-        |w| rule.integrate(values, w),
-        |s| KronrodSums {
-            kronrod: s.kronrod.ldexp(-1),
-            gauss: s.gauss.ldexp(-1),
-            abs: s.abs.ldexp(-1),
-            asc: s.asc.ldexp(-1),
-        },
-        |s| s.kronrod.is_finite() && s.abs.is_finite() && s.asc.is_finite(),
-    );
-    let (resabs, resasc) = (sums.abs.to_f64(), sums.asc.to_f64());
-    let mut error = (sums.kronrod - sums.gauss).abs().to_f64();
-    if resasc != 0.0 && error != 0.0 {
-        let r = 200.0 * error / resasc;
-        error = resasc * (r * r.sqrt()).min(1.0);
-    }
-    let floor = (4.0 * T::epsilon().to_f64() * resabs).max(rounding_floor(sums.kronrod))
-        + rule.abscissa_rounding(values, a, b);
+    let (value, error, floor) = quadpack_estimate(rule, a, b, values);
     Piece {
-        value: sums.kronrod,
+        value,
         error: error.max(floor),
         floor,
     }
