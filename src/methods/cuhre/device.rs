@@ -402,7 +402,7 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
         let error = f64::from_accumulator(retired_error + sums.list.error.to_accumulator());
         outcome.value = value;
         outcome.error = error;
-        if !(value.to_f64().is_finite() && !error.is_nan()) {
+        if !value.to_f64().is_finite() || error.is_nan() {
             // Past the precision's range (the integral, or a region's volume): no split
             // brings it back.
             return Err(Error::Overflow {

@@ -187,7 +187,7 @@ fn tolerance<T: Real>(options: &Options, value: T) -> f64 {
 /// region's volume does): splitting cannot bring it back, so the run stops there.
 fn overflowed<T: Real, F: Integrand, B: Backend>(regions: &Regions<'_, T, F, B>) -> bool {
     let (value, error) = regions.running();
-    !(value.to_f64().is_finite() && !error.is_nan())
+    !value.to_f64().is_finite() || error.is_nan()
 }
 
 /// Whether ε_g meets the tolerance: on the running totals first, then confirmed on the totals

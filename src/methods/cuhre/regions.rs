@@ -299,7 +299,7 @@ fn subnormal_rounding<T: Real>(
     for (((&a, &b), &c), &h) in lower.iter().zip(upper).zip(center).zip(half) {
         let width = b - a;
         if width.is_finite() && width != h.ldexp(1) {
-            scale = scale * (width / h.ldexp(1));
+            scale *= width / h.ldexp(1);
         }
         let sum = a + b;
         if sum.is_finite() && sum != c.ldexp(1) {
@@ -307,7 +307,7 @@ fn subnormal_rounding<T: Real>(
         }
     }
     if scale != T::one() {
-        rule.value = rule.value * scale;
+        rule.value *= scale;
     }
     if shift > 0.0 || scale != T::one() {
         let magnitude = rule.floor / (4.0 * T::epsilon().to_f64());
