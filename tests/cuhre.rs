@@ -18,7 +18,9 @@ use hpquad::{Error, Integral, Method, Precision};
 use rug::ops::Pow;
 use rug::Float;
 
+mod cubature_support;
 mod mpfr_support;
+use cubature_support::{complex_mul, pagani_cases, sum_terms};
 use mpfr_support::{abs_error, digits, mpfr, BITS};
 
 fn mp(x: f64) -> Float {
@@ -255,17 +257,6 @@ const GAUSS_A: [&str; 8] = ["2", "3", "1.5", "2.5", "1", "2", "3", "1.5"];
 const C0_A: [&str; 8] = ["1", "2", "1.5", "0.5", "1", "2", "1.5", "0.5"];
 const DISC_A: [&str; 8] = ["0.5", "0.8", "0.3", "0.6", "0.4", "0.7", "0.2", "0.9"];
 const DISC_U: [&str; 2] = ["0.4", "0.6"];
-
-fn sum_terms(n: usize, term: impl Fn(usize) -> String) -> String {
-    (0..n).map(term).collect::<Vec<_>>().join(" + ")
-}
-
-/// Re of the product of complex numbers given as (re, im).
-fn complex_mul(a: (Float, Float), b: (Float, Float)) -> (Float, Float) {
-    let re = Float::with_val(BITS, &a.0 * &b.0) - Float::with_val(BITS, &a.1 * &b.1);
-    let im = Float::with_val(BITS, &a.0 * &b.1) + Float::with_val(BITS, &a.1 * &b.0);
-    (re, im)
-}
 
 fn genz_cases(n: usize) -> Vec<Case> {
     let pi = Float::with_val(BITS, rug::float::Constant::Pi);
@@ -767,99 +758,18 @@ fn the_command_line_takes_boxes() {
 // --nocapture benchmark_cases`
 // ---------------------------------------------------------------------------------------------
 
+/// The issue's six cases (tests/cubature_support) as this file's [`Case`]s.
 fn benchmark_cases() -> Vec<Case> {
-    let one = || mp(1.0);
-    let mut cases = Vec::new();
-    // Corner peak (1 + Σ i x_i)^(-9), n = 8: Σ_v (-1)^|v| / (1 + Σ_{i∈v} i) / (8! 8!).
-    let n = 8;
-    let mut sum = mp(0.0);
-    for v in 0..1u32 << n {
-        let s: u32 = (0..n).filter(|k| v >> k & 1 == 1).map(|k| k + 1).sum();
-        let term = Float::with_val(BITS, Float::with_val(BITS, 1 + s).recip());
-        if v.count_ones() % 2 == 0 {
-            sum += term;
-        } else {
-            sum -= term;
-        }
-    }
-    let fact: u64 = (1..=8).product();
-    cases.push(Case {
-        name: "corner peak n=8".into(),
-        dims: 8,
-        expression: format!(
-            "(1 + {})^(-9)",
-            sum_terms(8, |i| format!("{}*x{}", i + 1, i + 1))
-        ),
-        reference: sum / Float::with_val(BITS, fact) / Float::with_val(BITS, fact),
-        tolerance: 1e-6,
-    });
-    // Gaussian exp(-625 Σ (x_i - 1/2)^2): per axis √π/25 erf(12.5).
-    let pi = Float::with_val(BITS, rug::float::Constant::Pi);
-    let factor: Float =
-        Float::with_val(BITS, pi.sqrt_ref()) / 25u32 * Float::with_val(BITS, 12.5).erf();
-    for (n, tolerance) in [(6usize, 1e-5), (8, 1e-3)] {
-        cases.push(Case {
-            name: format!("gaussian n={n}"),
-            dims: n,
-            expression: format!(
-                "exp(-625*({}))",
-                sum_terms(n, |i| format!("(x{} - 0.5)^2", i + 1))
-            ),
-            reference: Float::with_val(BITS, factor.clone().pow(n as u32)),
-            tolerance,
-        });
-    }
-    // Discontinuous exp(Σ (i+4) x_i) on x_i ≤ (3+i)/10, n = 6: Π (e^{(i+4)(3+i)/10} - 1)/(i+4).
-    let mut reference = one();
-    for i in 1..=6u32 {
-        let a = Float::with_val(BITS, i + 4);
-        let c = dec(&format!("0.{}", 3 + i));
-        reference *= Float::with_val(BITS, &a * &c).exp_m1() / a;
-    }
-    cases.push(Case {
-        name: "discontinuous n=6".into(),
-        dims: 6,
-        expression: format!(
-            "exp({}) * {}",
-            sum_terms(6, |i| format!("{}*x{}", i + 5, i + 1)),
-            (0..6)
-                .map(|i| format!("(1 + floor(0.{} - x{}))", 4 + i, i + 1))
-                .collect::<Vec<_>>()
-                .join(" * ")
-        ),
-        reference,
-        tolerance: 1e-4,
-    });
-    // Product peak Π 1/(1/2500 + (x_i - 1/2)^2), n = 5: per axis 100 atan(25).
-    let factor = Float::with_val(BITS, 25).atan() * 100u32;
-    cases.push(Case {
-        name: "product peak n=5".into(),
-        dims: 5,
-        expression: (0..5)
-            .map(|i| format!("1/(0.0004 + (x{} - 0.5)^2)", i + 1))
-            .collect::<Vec<_>>()
-            .join(" * "),
-        reference: Float::with_val(BITS, factor.pow(5u32)),
-        tolerance: 1e-3,
-    });
-    // Oscillatory cos(Σ i x_i), n = 8: Re Π (e^{i k} - 1)/(i k).
-    let mut z = (one(), mp(0.0));
-    for k in 1..=8u32 {
-        let a = Float::with_val(BITS, k);
-        let factor = (
-            Float::with_val(BITS, a.clone().sin() / &a),
-            Float::with_val(BITS, (one() - a.clone().cos()) / &a),
-        );
-        z = complex_mul(z, factor);
-    }
-    cases.push(Case {
-        name: "oscillatory n=8".into(),
-        dims: 8,
-        expression: format!("cos({})", sum_terms(8, |i| format!("{}*x{}", i + 1, i + 1))),
-        reference: z.0,
-        tolerance: 1e-6,
-    });
-    cases
+    pagani_cases()
+        .into_iter()
+        .map(|c| Case {
+            name: c.name.to_string(),
+            dims: c.dims,
+            expression: c.expression,
+            reference: c.reference,
+            tolerance: c.tolerance,
+        })
+        .collect()
 }
 
 #[test]
@@ -873,11 +783,16 @@ fn benchmark_cases_in_f64() {
         {
             continue;
         }
+        let tolerance = std::env::var("CUHRE_TOL").map_or(case.tolerance, |t| t.parse().unwrap());
         let options = Options {
-            relative: Some(case.tolerance),
+            relative: Some(tolerance),
+            max_evaluations: std::env::var("CUHRE_CAP")
+                .map_or(Options::default().max_evaluations, |t| t.parse().unwrap()),
             ..Options::default()
         };
-        run_case::<f64>(&case, Schedule::Sequential, 1, &options);
+        if std::env::var("CUHRE_SEQ").is_ok() {
+            run_case::<f64>(&case, Schedule::Sequential, 1, &options);
+        }
         run_case::<f64>(&case, Schedule::Parallel, 0, &options);
         if hpquad::gpu::is_available() {
             let cpu = CpuBackend::new(0).expect("a pool");
@@ -888,5 +803,108 @@ fn benchmark_cases_in_f64() {
             run_case_on::<f64, _>(&case, Schedule::Parallel, &hybrid, &options);
             run_case_on::<f64, _>(&case, Schedule::Parallel, &hybrid, &options);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extreme inputs (issue 17): huge and subnormal sides, integrands and integrals past the range
+// ---------------------------------------------------------------------------------------------
+
+/// Every precision and schedule on `f` over the box [`lower`, `upper`] (f64 bounds: the MPFR
+/// reference takes them as stored): the outcome, or the error.
+fn extreme_runs(
+    source: &str,
+    lower: &[f64],
+    upper: &[f64],
+) -> Vec<(String, Result<hpquad::Estimate, Error>)> {
+    let mut out = Vec::new();
+    for precision in [Precision::F64, Precision::Dd, Precision::Qd] {
+        for schedule in [Schedule::Sequential, Schedule::Parallel] {
+            let est = Integral::with_dims(source, lower.len())
+                .expect("parses")
+                .over_box(lower, upper)
+                .method(Method::Cuhre { schedule })
+                .precision(precision)
+                .tolerance(1e-8)
+                .max_evaluations(1 << 20)
+                .compute();
+            out.push((format!("{source} {precision} {schedule}"), est));
+        }
+    }
+    out
+}
+
+/// Within its estimate, and within the tolerance when converged.
+fn assert_right(name: &str, est: &hpquad::Estimate, reference: &Float) {
+    let err = match est.value {
+        hpquad::Value::F64(x) => abs_error(x, reference),
+        hpquad::Value::Dd(x) => abs_error(x, reference),
+        hpquad::Value::Qd(x) => abs_error(x, reference),
+    };
+    println!(
+        "{name}: {} error {err:e}, estimate {:e}",
+        est.value, est.error
+    );
+    assert!(
+        err <= est.error,
+        "{name}: actual {err:e} above the estimate {:e}",
+        est.error
+    );
+    if est.converged {
+        assert!(err <= 1e-8 * reference.to_f64().abs(), "{name}: {err:e}");
+    }
+}
+
+/// Sides wider than the largest double: [-1e308, 1e308] (b − a overflows) and [1e307, 1.7e308]
+/// (a + b overflows), with a tiny other side so that the integral is a number.
+#[test]
+fn huge_sides_are_integrated() {
+    let tiny = 2f64.powi(-1000);
+    let w2 = mp(tiny);
+    for (lower, upper) in [(-1e308, 1e308), (1e307, 1.7e308)] {
+        let w1 = Float::with_val(BITS, mp(upper) - mp(lower));
+        // ∫ (2 + x2) = W1 (2 W2 + W2²/2).
+        let inner =
+            Float::with_val(BITS, &w2 * 2u32) + Float::with_val(BITS, w2.clone().square() / 2u32);
+        let reference = Float::with_val(BITS, &w1 * &inner);
+        for (name, est) in extreme_runs("2 + x2", &[lower, 0.0], &[upper, tiny]) {
+            assert_right(&name, &est.expect(&name), &reference);
+        }
+    }
+}
+
+/// A subnormal side: halving [1e-310, 2e-310] rounds (an odd number of units), which the
+/// estimate must cover. ∫ x1·10^300 over [a, b] × [0, 10^10] = 10^310 (b² − a²)/2.
+#[test]
+fn subnormal_sides_are_integrated_honestly() {
+    let (a, b) = (1e-310, 2e-310);
+    let squares = Float::with_val(BITS, mp(b).square() - mp(a).square());
+    let reference = squares * dec("1e300") * dec("1e10") / 2u32;
+    for (name, est) in extreme_runs("x1*1e300", &[a, 0.0], &[b, 1e10]) {
+        assert_right(&name, &est.expect(&name), &reference);
+    }
+    // A constant: the volume alone, 10^300 · (b − a) · 1.
+    let reference = Float::with_val(BITS, mp(b) - mp(a)) * dec("1e300");
+    for (name, est) in extreme_runs("1e300", &[a, 0.0], &[b, 1.0]) {
+        assert_right(&name, &est.expect(&name), &reference);
+    }
+}
+
+/// An integrand that overflows inside the box is a clear error naming the point; an integral
+/// past the largest double (4·10^316) is an overflow, in every precision, at once.
+#[test]
+fn overflow_inside_is_a_clear_error() {
+    for (name, est) in extreme_runs("exp(1000*x1)", &[0.0, 0.0], &[1.0, 1.0]) {
+        let err = est.expect_err(&name);
+        assert!(matches!(err, Error::NonFinite { .. }), "{name}: {err}");
+        assert!(err.to_string().contains("inf at x = ("), "{name}: {err}");
+    }
+    let huge = [-1e308, -1e308];
+    for (name, est) in extreme_runs("1e-300", &huge, &[1e308, 1e308]) {
+        let err = est.expect_err(&name);
+        assert!(
+            matches!(err, Error::Overflow { evaluations, .. } if evaluations < 1000),
+            "{name}: {err}"
+        );
     }
 }

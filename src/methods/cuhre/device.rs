@@ -68,6 +68,7 @@ use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use crate::methods::adaptive::nothing_done;
 use crate::methods::{Options, Outcome, Stage};
+use crate::rules::{half_width, midpoint};
 
 /// The regions of the initial partition at most: k^n ≤ 2^16, k the largest such (4 cuts an
 /// axis in 8 dimensions, 9 in 5). A first round of that size fills the device for
@@ -402,6 +403,14 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
         let error = f64::from_accumulator(retired_error + sums.list.error.to_accumulator());
         outcome.value = value;
         outcome.error = error;
+        if !value.to_f64().is_finite() || error.is_nan() {
+            // Past the precision's range (the integral, or a region's volume): no split
+            // brings it back.
+            return Err(Error::Overflow {
+                value: value.to_string(),
+                evaluations: outcome.evaluations,
+            });
+        }
         let tol = tolerance::<T>(options, value);
         let mut stop = None;
         let mut marked = sums.finished;
@@ -496,12 +505,12 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
     let center: Vec<T> = lower
         .iter()
         .zip(&upper)
-        .map(|(&a, &b)| (a + b).ldexp(-1))
+        .map(|(&a, &b)| midpoint(a, b))
         .collect();
     let half: Vec<T> = lower
         .iter()
         .zip(&upper)
-        .map(|(&a, &b)| (b - a).ldexp(-1))
+        .map(|(&a, &b)| half_width(a, b))
         .collect();
     let rule = super::GenzMalik::<T>::new(lower.len());
     let mut x = vec![T::zero(); lower.len()];
@@ -603,27 +612,31 @@ mod tests {
             (self.lower.len() / self.dims) as u64
         }
         fn rule(&mut self, share: &Share) -> Result<Round<f64>> {
+            use rayon::prelude::*;
             let n = self.dims;
-            self.raw.clear();
-            for r in 0..self.regions() as usize {
-                let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
-                let c: Vec<f64> = l.iter().zip(u).map(|(a, b)| (a + b) / 2.0).collect();
-                let h: Vec<f64> = l.iter().zip(u).map(|(a, b)| (b - a) / 2.0).collect();
-                let (classes, fourth, _) = region_sums(self.f, &c, &h, self.rule.constants());
-                let e = self.rule.estimate(&h, &classes, &fourth);
-                let axis = choose_axis(&e.fourth_differences, &e.difference_noise, l, u);
-                let error = if e.asymptotic {
-                    SAFETY * e.error
-                } else {
-                    e.error
-                };
-                self.raw.push(Raw {
-                    value: e.value,
-                    error,
-                    floor: e.floor,
-                    axis,
-                });
-            }
+            let (f, rule) = (self.f, &self.rule);
+            self.raw = (0..self.regions() as usize)
+                .into_par_iter()
+                .map(|r| {
+                    let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
+                    let c: Vec<f64> = l.iter().zip(u).map(|(a, b)| (a + b) / 2.0).collect();
+                    let h: Vec<f64> = l.iter().zip(u).map(|(a, b)| (b - a) / 2.0).collect();
+                    let (classes, fourth, _) = region_sums(f, &c, &h, rule.constants());
+                    let e = rule.estimate(&h, &classes, &fourth);
+                    let axis = choose_axis(&e.fourth_differences, &e.difference_noise, l, u);
+                    let error = if e.asymptotic {
+                        SAFETY * e.error
+                    } else {
+                        e.error
+                    };
+                    Raw {
+                        value: e.value,
+                        error,
+                        floor: e.floor,
+                        axis,
+                    }
+                })
+                .collect();
             self.settled = match &self.parents {
                 None => self.raw.iter().flat_map(|r| settle(&[*r], None)).collect(),
                 Some(parents) => self

@@ -183,6 +183,13 @@ fn tolerance<T: Real>(options: &Options, value: T) -> f64 {
         .max(options.relative_for::<T>() * value.to_f64().abs())
 }
 
+/// Whether I_g or ε_g is no longer a number (the integral exceeds the precision's range, or a
+/// region's volume does): splitting cannot bring it back, so the run stops there.
+fn overflowed<T: Real, F: Integrand, B: Backend>(regions: &Regions<'_, T, F, B>) -> bool {
+    let (value, error) = regions.running();
+    !value.to_f64().is_finite() || error.is_nan()
+}
+
 /// Whether ε_g meets the tolerance: on the running totals first, then confirmed on the totals
 /// summed afresh (which the running ones are reset to).
 fn met<T: Real, F: Integrand, B: Backend>(
@@ -234,6 +241,12 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
         Schedule::Parallel => parallel::run(&mut regions, region.lower(), region.upper(), options)?,
     };
     let (value, error) = regions.resum();
+    if !value.to_f64().is_finite() {
+        return Err(Error::Overflow {
+            value: value.to_string(),
+            evaluations: regions.evaluations,
+        });
+    }
     Ok(Outcome {
         value,
         error,

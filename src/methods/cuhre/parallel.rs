@@ -32,6 +32,9 @@ pub(super) fn run<T: Real, F: Integrand, B: Backend>(
     // Splits a round: half the regions the backend takes in one call.
     let round = (regions.backend.rule_round::<T, F>(regions.f) as u64 / 2).max(1);
     loop {
+        if super::overflowed(regions) {
+            return Ok(Finish::Exhausted);
+        }
         if super::met(regions, options) {
             return Ok(Finish::Met);
         }

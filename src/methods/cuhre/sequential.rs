@@ -32,6 +32,9 @@ pub(super) fn run<T: Real, F: Integrand, B: Backend>(
     let per_split = 2 * regions.rule.points() as u64;
     regions.start(lower, upper, false)?;
     loop {
+        if super::overflowed(regions) {
+            return Ok(Finish::Exhausted);
+        }
         if super::met(regions, options) {
             return Ok(Finish::Met);
         }
