@@ -259,9 +259,9 @@ fn exp_params<T: Expansion>() -> (i32, usize, usize) {
 }
 
 /// ln(f64::MAX): above it exp overflows.
-const EXP_OVERFLOW: f64 = 709.782712893384;
+pub(crate) const EXP_OVERFLOW: f64 = 709.782712893384;
 /// Below it exp rounds to zero (half the smallest subnormal).
-const EXP_UNDERFLOW: f64 = -745.1332191019412;
+pub(crate) const EXP_UNDERFLOW: f64 = -745.1332191019412;
 
 /// exp(x) = 2^k (1 + s) for finite x with `|x| <= 746`; `s` is expm1 of the reduced argument,
 /// relatively accurate to the type's precision, `|s| < 0.42`.

@@ -22,11 +22,15 @@
 
 mod dd;
 mod eft;
+mod exp;
+mod fixed;
+mod ints;
 mod qd;
 mod simd;
 #[cfg(test)]
 mod tests;
 
+use ints::Ints;
 use simd::{Lanes, Scalar};
 
 use crate::{Dd, Qd};
@@ -126,6 +130,8 @@ pub trait Columns: Copy + Sized {
     fn div_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a.sqrt()`.
     fn sqrt_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.exp()`.
+    fn exp_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -237,13 +243,13 @@ fn store<L: Lanes, T: Components<N>, const N: usize>(l: L, dst: &mut [T], i: usi
 /// One column operation: the lane kernel, and the scalar method it mirrors.
 trait Kernel<const N: usize, const NB: usize>: Copy {
     /// The result in every lane, and the lanes that the scalar method must redo.
-    fn lanes<L: Lanes>(self, l: L, a: [L::V; N], b: [L::V; NB]) -> ([L::V; N], L::M);
+    fn lanes<L: Ints>(self, l: L, a: [L::V; N], b: [L::V; NB]) -> ([L::V; N], L::M);
     fn scalar(self, a: [f64; N], b: [f64; NB]) -> [f64; N];
 }
 
 /// A kernel over whole columns, for [`dispatch`] to run on an instruction set.
 trait Task {
-    fn run<L: Lanes>(self, l: L);
+    fn run<L: Ints>(self, l: L);
 }
 
 struct Job<'a, T, K, A, B> {
@@ -261,7 +267,7 @@ where
     B: Source<NB>,
 {
     #[inline(always)]
-    fn run<L: Lanes>(self, l: L) {
+    fn run<L: Ints>(self, l: L) {
         let Job { dst, kernel, a, b } = self.0;
         let n = dst.len();
         let mut i = 0;
@@ -389,7 +395,7 @@ macro_rules! kernel {
         struct $name;
         impl Kernel<$n, $nb> for $name {
             #[inline(always)]
-            fn lanes<L: Lanes>(self, $l: L, $a: [L::V; $n], $b: [L::V; $nb]) -> ([L::V; $n], L::M) {
+            fn lanes<L: Ints>(self, $l: L, $a: [L::V; $n], $b: [L::V; $nb]) -> ([L::V; $n], L::M) {
                 $lanes
             }
             #[inline(always)]
@@ -466,6 +472,8 @@ kernel!(
     |l, a, _b| (dd::sqrt(l, a), l.none()),
     |a, _b| a.sqrt()
 );
+kernel!(DdExp, Dd, 2, 0, |l, a, _b| exp::exp_dd(l, a), |a, _b| a
+    .exp());
 
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
@@ -519,11 +527,13 @@ kernel!(
 );
 kernel!(QdSqrt, Qd, 4, 0, |l, a, _b| qd::sqrt(l, a), |a, _b| a
     .sqrt());
+kernel!(QdExp, Qd, 4, 0, |l, a, _b| (a, l.not(l.none())), |a, _b| a
+    .exp());
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
-     $mul_f64:ident, $div_f64:ident, $sqrt:ident) => {
+     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -549,9 +559,12 @@ macro_rules! impl_columns {
             fn sqrt_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $sqrt)
             }
+            fn exp_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $exp)
+            }
         }
     };
 }
 
-impl_columns!(Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt);
-impl_columns!(Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt);
+impl_columns!(Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp);
+impl_columns!(Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp);
