@@ -9,7 +9,7 @@
 //!   CPU has;
 //! - `mpfr212` (add and mul, in place on preallocated `Float`s).
 //!
-//! The functions (`lanes/exp/Dd`) over arguments as `bench/arith`'s: half in [1/3, 2/3], half
+//! The functions (`lanes/exp/Dd`, `lanes/exp/Qd`) over arguments as `bench/arith`'s: half in [1/3, 2/3], half
 //! in [1/14, 3/14].
 //!
 //! Run: `cargo bench -p hpquad-precision --bench lanes -- --warm-up-time 1 --measurement-time 2`
@@ -199,6 +199,19 @@ fn all(c: &mut Criterion) {
         |isa, d, a, _| {
             if let Operand::Column(a) = a {
                 <Dd as Columns>::exp_cols(isa, d, a)
+            }
+        },
+    );
+    g.finish();
+    let mut g = c.benchmark_group("lanes/exp/Qd");
+    compare(
+        &mut g,
+        &args,
+        &args,
+        |x, _| x.exp(),
+        |isa, d, a, _| {
+            if let Operand::Column(a) = a {
+                <Qd as Columns>::exp_cols(isa, d, a)
             }
         },
     );

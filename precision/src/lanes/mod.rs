@@ -130,7 +130,8 @@ pub trait Columns: Copy + Sized {
     fn div_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a.sqrt()`.
     fn sqrt_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
-    /// `a.exp()`.
+    /// `a.exp()` (on [`Isa::Scalar`], the scalar method: faster there than its integer
+    /// arithmetic emulated one lane wide).
     fn exp_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
@@ -527,7 +528,7 @@ kernel!(
 );
 kernel!(QdSqrt, Qd, 4, 0, |l, a, _b| qd::sqrt(l, a), |a, _b| a
     .sqrt());
-kernel!(QdExp, Qd, 4, 0, |l, a, _b| (a, l.not(l.none())), |a, _b| a
+kernel!(QdExp, Qd, 4, 0, |l, a, _b| exp::exp_qd(l, a), |a, _b| a
     .exp());
 
 /// Implements [`Columns`] for a type from its kernels.

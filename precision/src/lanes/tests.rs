@@ -330,3 +330,22 @@ fn exp_arguments_reach_every_path() {
         "guesses corrected up {up}, down {down}"
     );
 }
+
+#[test]
+fn qd_exp_columns_have_the_scalar_bits() {
+    // The dd arguments widened by random lower components (malformed lanes stay malformed).
+    let mut rng = StdRng::seed_from_u64(4);
+    let a: Vec<Qd> = exp_arguments(5)
+        .iter()
+        .map(|x| {
+            let c2 = x.lo * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            let c3 = c2 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            Qd::new(x.hi, x.lo, c2, c3)
+        })
+        .collect();
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::exp_cols(isa, &mut d, &a);
+        assert_same("exp", isa, &d, |i| a[i].exp(), qd_limbs);
+    }
+}
