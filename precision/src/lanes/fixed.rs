@@ -78,7 +78,10 @@ pub(crate) fn sub<L: Ints, const N: usize>(l: L, a: Limbs<L, N>, b: Limbs<L, N>)
 
 /// `fixed::mul`: the top half of the N×N-limb product by columns from column N-1 up, for `b`
 /// whose top `Z` limbs are zero; the running column sum `t0 + 2^64 t1 + 2^128 t2` as the
-/// scalar function keeps it, carries by comparison.
+/// scalar function keeps it, carries by comparison. (Summing the 32-bit word products into
+/// per-column accumulators instead, as `kernels/fixed.cuh` does, needs no carries but four
+/// times the products: measured with `benches/lanes_rounds.rs`, it made the qd exp 1.2×
+/// slower in both vector widths and the dd exp no faster.)
 #[inline(always)]
 pub(crate) fn mul<L: Ints, const N: usize, const Z: usize>(
     l: L,
@@ -283,14 +286,26 @@ mod tests {
                 let p = mul::<L, 4, 0>(l, a, b);
                 let z = l.u_splat(0);
                 let q = mul::<L, 4, 2>(l, a, [b[0], b[1], z, z]);
-                [s.to_vec(), vec![carry], p.to_vec(), q.to_vec()].concat()
+                let q1 = mul::<L, 4, 1>(l, a, [b[0], b[1], b[2], z]);
+                let q3 = mul::<L, 4, 3>(l, a, [b[0], z, z, z]);
+                [s.to_vec(), vec![carry], p.to_vec(), q.to_vec()]
+                    .concat()
+                    .into_iter()
+                    .chain(q1.into_iter().chain(q3))
+                    .collect()
             },
             |v| {
                 let (a, b) = ([v[0], v[1], v[2], v[3]], [v[4], v[5], v[6], v[7]]);
                 let (s, c) = crate::fixed::add(a, b);
                 let p = crate::fixed::mul::<4, 0>(a, b);
                 let q = crate::fixed::mul::<4, 2>(a, [b[0], b[1], 0, 0]);
-                [s.to_vec(), vec![c as u64], p.to_vec(), q.to_vec()].concat()
+                let q1 = crate::fixed::mul::<4, 1>(a, [b[0], b[1], b[2], 0]);
+                let q3 = crate::fixed::mul::<4, 3>(a, [b[0], 0, 0, 0]);
+                [s.to_vec(), vec![c as u64], p.to_vec(), q.to_vec()]
+                    .concat()
+                    .into_iter()
+                    .chain(q1.into_iter().chain(q3))
+                    .collect()
             },
         );
         check_lanes::<L, 1>(
