@@ -8,7 +8,8 @@ use super::ints::Ints;
 /// `N` limbs per lane, least significant first.
 pub(crate) type Limbs<L, const N: usize> = [<L as Ints>::U; N];
 
-/// The exact product `a b` as its low and high 64 bits, from four 32×32→64 products.
+/// The exact product `a b` as its low and high 64 bits, from four 32×32→64 products summed
+/// so that no partial sum overflows (Warren, *Hacker's Delight*, 8-2 `mulhu`).
 #[inline(always)]
 pub(crate) fn mul_wide<L: Ints>(l: L, a: L::U, b: L::U) -> (L::U, L::U) {
     let low32 = l.u_splat(0xffff_ffff);
@@ -17,16 +18,11 @@ pub(crate) fn mul_wide<L: Ints>(l: L, a: L::U, b: L::U) -> (L::U, L::U) {
     let lh = l.mul32(a, bh);
     let hl = l.mul32(ah, b);
     let hh = l.mul32(ah, bh);
-    // The middle column: below 3 · 2^32, no overflow.
-    let mid = l.u_add(
-        l.u_add(l.shr(ll, 32), l.u_and(lh, low32)),
-        l.u_and(hl, low32),
-    );
-    let lo = l.u_or(l.u_and(ll, low32), l.shl(mid, 32));
-    let hi = l.u_add(
-        l.u_add(hh, l.shr(lh, 32)),
-        l.u_add(l.shr(hl, 32), l.shr(mid, 32)),
-    );
+    // (2^32 - 1)^2 + 2 (2^32 - 1) < 2^64: neither sum overflows.
+    let t = l.u_add(hl, l.shr(ll, 32));
+    let u = l.u_add(l.u_and(t, low32), lh);
+    let lo = l.u_or(l.shl(u, 32), l.u_and(ll, low32));
+    let hi = l.u_add(l.u_add(hh, l.shr(t, 32)), l.shr(u, 32));
     (lo, hi)
 }
 
@@ -97,13 +93,14 @@ pub(crate) fn mul<L: Ints, const N: usize, const Z: usize>(
                 let (plo, phi) = mul_wide(l, a[col - j], b[j]);
                 let s0 = l.u_add(t0, plo);
                 let c0 = l.u_lt(s0, plo);
+                // The high half is at most 2^64 - 2: the carry joins it without overflow,
+                // and one comparison finds the carry out of the middle word.
+                let phi = l.add_if(phi, c0);
                 let s1 = l.u_add(t1, phi);
                 let c1 = l.u_lt(s1, phi);
-                let s2 = l.add_if(s1, c0);
-                let c2 = l.u_lt(s2, s1);
                 t0 = s0;
-                t1 = s2;
-                t2 = l.add_if(l.add_if(t2, c1), c2);
+                t1 = s1;
+                t2 = l.add_if(t2, c1);
             }
         }
         if col >= N {
