@@ -5,8 +5,9 @@
 //! ns per element.
 //!
 //! Arguments as `bench/arith`'s functions take them: half in [1/3, 2/3], half in [1/14, 3/14]
-//! (interleaved). Variants: `scalar` (`out[i] = a[i].exp()`, compiled for AVX2 and FMA as the
-//! tape's loops are), and `Columns::exp_cols` on each instruction set the CPU has.
+//! (interleaved). Variants: the scalar loop (`out[i] = a[i].exp()`, compiled for AVX2 and FMA
+//! as the tape's loops are), and `Columns::exp_cols` (`cosh_cols`) on each instruction set the
+//! CPU has.
 //!
 //! Run: `cargo bench -p hpquad-precision --bench lanes_rounds [-- ROUNDS [REPS]]`
 //! (defaults 9 and 20).
@@ -87,6 +88,7 @@ fn variants<'a, T: Columns + Default + 'a>(
     name: &str,
     args: &'a [T],
     f: fn(T) -> T,
+    cols: fn(Isa, &mut [T], &[T]),
 ) -> Vec<Variant<'a>> {
     let mut out = vec![T::default(); N];
     let mut v: Vec<Variant<'a>> = vec![(
@@ -97,7 +99,7 @@ fn variants<'a, T: Columns + Default + 'a>(
         let mut out = vec![T::default(); N];
         v.push((
             format!("{name} lanes {isa:?}"),
-            Box::new(move || T::exp_cols(isa, black_box(&mut out), black_box(args))),
+            Box::new(move || cols(isa, black_box(&mut out), black_box(args))),
         ));
     }
     v
@@ -110,15 +112,17 @@ fn main() {
     let reps = numbers.get(1).copied().unwrap_or(20);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "exp over {N} arguments, {rounds} rounds, best of {reps} passes each; load average \
-         at the start: {}",
+        "exp and cosh over {N} arguments, {rounds} rounds, best of {reps} passes each; load \
+         average at the start: {}",
         load.split_whitespace().next().unwrap_or("?")
     );
 
     let qd = arguments();
     let dd: Vec<Dd> = qd.iter().map(|q| q.to_dd()).collect();
-    let mut all = variants("Dd exp", &dd, Dd::exp);
-    all.extend(variants("Qd exp", &qd, Qd::exp));
+    let mut all = variants("Dd exp", &dd, Dd::exp, Dd::exp_cols);
+    all.extend(variants("Dd cosh", &dd, Dd::cosh, Dd::cosh_cols));
+    all.extend(variants("Qd exp", &qd, Qd::exp, Qd::exp_cols));
+    all.extend(variants("Qd cosh", &qd, Qd::cosh, Qd::cosh_cols));
 
     let mut times = vec![Vec::new(); all.len()];
     for r in 0..rounds {

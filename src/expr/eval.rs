@@ -489,7 +489,7 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// sqrt, exp, cosh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
 /// it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
@@ -575,6 +575,10 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
         },
         Kind::Unary(Func::Exp) => match a {
             Src::Col(x) => X::exp_cols(isa, d, x),
+            _ => return false,
+        },
+        Kind::Unary(Func::Cosh) => match a {
+            Src::Col(x) => X::cosh_cols(isa, d, x),
             _ => return false,
         },
         _ => return false,
@@ -669,8 +673,8 @@ mod tests {
         check::<Qd>(&e, &xs, &ys);
     }
 
-    /// Integrands of the test suite with exp give the scalar loops' bits in dd (exp in lanes)
-    /// and qd, at random points of the unit square and beyond it, out to where exp overflows
+    /// Integrands of the test suite with exp (and one with cosh) give the scalar loops' bits
+    /// in dd and qd, at random points of the unit square and beyond it, out to where exp overflows
     /// and underflows.
     #[test]
     fn lanes_give_the_scalar_loops_bits_through_exp() {
@@ -687,6 +691,7 @@ mod tests {
             "exp(x - y) * cos(3*x + y) + y^3",
             "sqrt(exp(cos(x^(x^x))))",
             "exp(x*y) - exp(-y/x)",
+            "cosh(3*x) - exp(y)*cosh(x*y)",
         ];
         let mut rng = rand::rngs::StdRng::seed_from_u64(17);
         let n = 2001;

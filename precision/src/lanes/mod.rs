@@ -24,6 +24,7 @@ mod dd;
 mod eft;
 mod exp;
 mod fixed;
+mod hyperbolic;
 mod ints;
 mod qd;
 mod simd;
@@ -133,6 +134,8 @@ pub trait Columns: Copy + Sized {
     /// `a.exp()` (on [`Isa::Scalar`], the scalar method: faster there than its integer
     /// arithmetic emulated one lane wide).
     fn exp_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.cosh()` (on [`Isa::Scalar`], the scalar method).
+    fn cosh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -475,6 +478,14 @@ kernel!(
 );
 kernel!(DdExp, Dd, 2, 0, |l, a, _b| exp::exp_dd(l, a), |a, _b| a
     .exp());
+kernel!(
+    DdCosh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::cosh_dd(l, a),
+    |a, _b| a.cosh()
+);
 
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
@@ -530,11 +541,19 @@ kernel!(QdSqrt, Qd, 4, 0, |l, a, _b| qd::sqrt(l, a), |a, _b| a
     .sqrt());
 kernel!(QdExp, Qd, 4, 0, |l, a, _b| exp::exp_qd(l, a), |a, _b| a
     .exp());
+kernel!(
+    QdCosh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::cosh_qd(l, a),
+    |a, _b| a.cosh()
+);
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
-     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident) => {
+     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -563,9 +582,16 @@ macro_rules! impl_columns {
             fn exp_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $exp)
             }
+            fn cosh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $cosh)
+            }
         }
     };
 }
 
-impl_columns!(Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp);
-impl_columns!(Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp);
+impl_columns!(
+    Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh
+);
+impl_columns!(
+    Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh
+);

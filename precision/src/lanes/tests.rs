@@ -284,13 +284,30 @@ fn exp_arguments(seed: u64) -> Vec<Dd> {
 }
 
 #[test]
-fn dd_exp_columns_have_the_scalar_bits() {
+fn dd_exp_and_cosh_columns_have_the_scalar_bits() {
     let a = exp_arguments(3);
     for isa in Isa::available() {
         let mut d = vec![Dd::default(); N];
         <Dd as Columns>::exp_cols(isa, &mut d, &a);
         assert_same("exp", isa, &d, |i| a[i].exp(), dd_limbs);
+        <Dd as Columns>::cosh_cols(isa, &mut d, &a);
+        assert_same("cosh", isa, &d, |i| a[i].cosh(), dd_limbs);
+        // cosh's own range, |x| below `far` (38.8 for dd) and a little beyond.
+        let moderate = moderate_arguments(6);
+        <Dd as Columns>::cosh_cols(isa, &mut d, &moderate);
+        assert_same("cosh", isa, &d, |i| moderate[i].cosh(), dd_limbs);
     }
+}
+
+/// Arguments in [-45, 45] with random low components.
+fn moderate_arguments(seed: u64) -> Vec<Dd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..N)
+        .map(|_| {
+            let hi: f64 = rng.gen_range(-45.0..45.0);
+            Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5)
+        })
+        .collect()
 }
 
 /// The exp arguments reach every path: each special value, overflow and underflow, subnormal
@@ -332,7 +349,7 @@ fn exp_arguments_reach_every_path() {
 }
 
 #[test]
-fn qd_exp_columns_have_the_scalar_bits() {
+fn qd_exp_and_cosh_columns_have_the_scalar_bits() {
     // The dd arguments widened by random lower components (malformed lanes stay malformed).
     let mut rng = StdRng::seed_from_u64(4);
     let a: Vec<Qd> = exp_arguments(5)
@@ -347,5 +364,13 @@ fn qd_exp_columns_have_the_scalar_bits() {
         let mut d = vec![Qd::default(); N];
         <Qd as Columns>::exp_cols(isa, &mut d, &a);
         assert_same("exp", isa, &d, |i| a[i].exp(), qd_limbs);
+        <Qd as Columns>::cosh_cols(isa, &mut d, &a);
+        assert_same("cosh", isa, &d, |i| a[i].cosh(), qd_limbs);
+        let moderate: Vec<Qd> = moderate_arguments(7)
+            .iter()
+            .map(|x| Qd::new(x.hi, x.lo, x.lo * f64::EPSILON * 0.375, 0.0))
+            .collect();
+        <Qd as Columns>::cosh_cols(isa, &mut d, &moderate);
+        assert_same("cosh", isa, &d, |i| moderate[i].cosh(), qd_limbs);
     }
 }
