@@ -6,8 +6,8 @@
 //!
 //! Arguments as `bench/arith`'s functions take them: half in [1/3, 2/3], half in [1/14, 3/14]
 //! (interleaved). Variants: the scalar loop (`out[i] = a[i].exp()`, compiled for AVX2 and FMA
-//! as the tape's loops are), and `Columns::exp_cols` (`cosh_cols`) on each instruction set the
-//! CPU has.
+//! as the tape's loops are), and the column function (`Columns::exp_cols`, `cosh_cols`,
+//! `Dd::exp_m1_cols`...) on each instruction set the CPU has.
 //!
 //! Run: `cargo bench -p hpquad-precision --bench lanes_rounds [-- ROUNDS [REPS]]`
 //! (defaults 9 and 20).
@@ -84,7 +84,7 @@ fn best_ns(reps: usize, mut pass: impl FnMut()) -> f64 {
 /// One variant: its name and one pass.
 type Variant<'a> = (String, Box<dyn FnMut() + 'a>);
 
-fn variants<'a, T: Columns + Default + 'a>(
+fn variants<'a, T: Copy + Default + 'a>(
     name: &str,
     args: &'a [T],
     f: fn(T) -> T,
@@ -112,7 +112,7 @@ fn main() {
     let reps = numbers.get(1).copied().unwrap_or(20);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "exp and cosh over {N} arguments, {rounds} rounds, best of {reps} passes each; load \
+        "functions over {N} arguments, {rounds} rounds, best of {reps} passes each; load \
          average at the start: {}",
         load.split_whitespace().next().unwrap_or("?")
     );
@@ -121,6 +121,9 @@ fn main() {
     let dd: Vec<Dd> = qd.iter().map(|q| q.to_dd()).collect();
     let mut all = variants("Dd exp", &dd, Dd::exp, Dd::exp_cols);
     all.extend(variants("Dd cosh", &dd, Dd::cosh, Dd::cosh_cols));
+    all.extend(variants("Dd exp_m1", &dd, Dd::exp_m1, Dd::exp_m1_cols));
+    all.extend(variants("Dd sinh", &dd, Dd::sinh, Dd::sinh_cols));
+    all.extend(variants("Dd tanh", &dd, Dd::tanh, Dd::tanh_cols));
     all.extend(variants("Qd exp", &qd, Qd::exp, Qd::exp_cols));
     all.extend(variants("Qd cosh", &qd, Qd::cosh, Qd::cosh_cols));
 

@@ -26,7 +26,7 @@ use crate::{Dd, Qd};
 /// 1/n! for n = 0..=29, as four components each the nearest double to the rest.
 /// Generated with mpmath 1.3 at 600 bits: `comps(1/factorial(n))`, where `comps` takes
 /// `float(r)` and subtracts it, four times.
-const INV_FACT: [[f64; 4]; 30] = [
+pub(crate) const INV_FACT: [[f64; 4]; 30] = [
     [1.0, 0.0, 0.0, 0.0],
     [1.0, 0.0, 0.0, 0.0],
     [0.5, 0.0, 0.0, 0.0],

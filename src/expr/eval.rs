@@ -489,13 +489,27 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp, cosh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// sqrt, exp, cosh; expm1, sinh, tanh in dd): the same bits as [`run`]'s loops, several points per instruction. Returns whether
 /// it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
     if TypeId::of::<T>() == TypeId::of::<Dd>() {
         // SAFETY: T is Dd.
-        unsafe { columns::<Dd>(kind, cast(d), a.cast(), b.cast()) }
+        let (d, a, b) = unsafe { (cast::<T, Dd>(d), a.cast::<Dd>(), b.cast::<Dd>()) };
+        if let (Kind::Unary(f), Src::Col(x)) = (kind, a) {
+            // The functions in lanes for dd only so far.
+            let dd_only: Option<fn(Isa, &mut [Dd], &[Dd])> = match f {
+                Func::ExpM1 => Some(Dd::exp_m1_cols),
+                Func::Sinh => Some(Dd::sinh_cols),
+                Func::Tanh => Some(Dd::tanh_cols),
+                _ => None,
+            };
+            if let Some(cols) = dd_only {
+                cols(Isa::best(), d, x);
+                return true;
+            }
+        }
+        columns::<Dd>(kind, d, a, b)
     } else if TypeId::of::<T>() == TypeId::of::<Qd>() {
         // SAFETY: T is Qd.
         unsafe { columns::<Qd>(kind, cast(d), a.cast(), b.cast()) }
@@ -673,8 +687,8 @@ mod tests {
         check::<Qd>(&e, &xs, &ys);
     }
 
-    /// Integrands of the test suite with exp (and one with cosh) give the scalar loops' bits
-    /// in dd and qd, at random points of the unit square and beyond it, out to where exp overflows
+    /// Integrands of the test suite with exp (and two with cosh, expm1, sinh and tanh) give the
+    /// scalar loops' bits in dd and qd, at random points of the unit square and beyond it, out to where exp overflows
     /// and underflows.
     #[test]
     fn lanes_give_the_scalar_loops_bits_through_exp() {
@@ -692,6 +706,7 @@ mod tests {
             "sqrt(exp(cos(x^(x^x))))",
             "exp(x*y) - exp(-y/x)",
             "cosh(3*x) - exp(y)*cosh(x*y)",
+            "sinh(x) + tanh(2*x - y)*expm1(x*y) - expm1(-x/7)",
         ];
         let mut rng = rand::rngs::StdRng::seed_from_u64(17);
         let n = 2001;
@@ -707,8 +722,9 @@ mod tests {
         fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
             let e = Expr::parse(source, 2).unwrap();
             let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            let functions = [Func::Exp, Func::Cosh, Func::ExpM1];
             assert!(
-                kinds.contains(&Kind::Unary(Func::Exp)),
+                functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
                 "{source}: {kinds:?}"
             );
             let widen = |v: &[f64]| -> Vec<T> {

@@ -31,8 +31,8 @@ const fn padded<const M: usize>(t: &[[u64; 4]; M], top2: bool) -> [[u64; 4]; 256
 /// The tables of `exp_fixed` as the lanes gather them: expm1(j/2^8) for j = 0..=177 (then
 /// zeros: the reduced argument keeps j below 178) and expm1(i/2^16) for i = 0..=255, in two
 /// limbs (dd) and four (qd).
-static EXP_J_DD: [[u64; 4]; 256] = padded(&EXP_J256_M1, true);
-static EXP_I_DD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, true);
+pub(crate) static EXP_J_DD: [[u64; 4]; 256] = padded(&EXP_J256_M1, true);
+pub(crate) static EXP_I_DD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, true);
 static EXP_J_QD: [[u64; 4]; 256] = padded(&EXP_J256_M1, false);
 static EXP_I_QD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, false);
 
@@ -43,7 +43,7 @@ const LOW_LIMIT: f64 = 1.0;
 
 /// The special cases of `exp_log::exp` for the leading components `hi` and lower components
 /// `low`: NaN, overflow, underflow, and the lanes for the scalar method; `fixed` is the rest.
-struct Cases<L: Ints> {
+pub(crate) struct Cases<L: Ints> {
     nan: L::M,
     over: L::M,
     under: L::M,
@@ -53,7 +53,7 @@ struct Cases<L: Ints> {
 }
 
 #[inline(always)]
-fn cases<L: Ints>(l: L, hi: L::V, low: &[L::V]) -> Cases<L> {
+pub(crate) fn cases<L: Ints>(l: L, hi: L::V, low: &[L::V]) -> Cases<L> {
     let nan = l.ne(hi, hi);
     let over = l.gt(hi, l.splat(EXP_OVERFLOW + 1e-3));
     let under = l.lt(hi, l.splat(EXP_UNDERFLOW));
@@ -99,17 +99,22 @@ pub(crate) fn exp_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
 
     let (k, j, i, r) = split::<L, 2, 3>(l, &c);
     let v = combine(l, expm1_2(l, r), (j, i), &EXP_J_DD, &EXP_I_DD);
-    // `exp_dd_sum`: 1 + v cut into pieces of 52, 53 and 23 bits, each exact as a double.
-    let c0 = l.add(l.splat(1.0), piece(l, &v, 76, 52, -52));
-    let c1 = l.add(piece(l, &v, 23, 53, -105), piece(l, &v, 0, 23, -128));
-    let (h, t) = quick_two_sum(l, c0, c1);
-    let (h, t) = (ldexp(l, h, k), ldexp(l, t, k));
-    // `clean`: an overflow is (+inf, 0).
-    let t = l.select(l.is_finite(h), t, zero);
+    let [h, t] = exp_dd_of(l, k, v);
     (
         [lead(l, &cases, h), l.select(cases.special, zero, t)],
         cases.redo,
     )
+}
+
+/// `exp_dd_sum` after `exp_fraction`, and `exp_fixed`'s `clean`: 2^k (1 + v), 1 + v cut into
+/// pieces of 52, 53 and 23 bits, each exact as a double; an overflow is (+inf, 0).
+#[inline(always)]
+pub(crate) fn exp_dd_of<L: Ints>(l: L, k: L::V, v: Limbs<L, 2>) -> DdV<L> {
+    let c0 = l.add(l.splat(1.0), piece(l, &v, 76, 52, -52));
+    let c1 = l.add(piece(l, &v, 23, 53, -105), piece(l, &v, 0, 23, -128));
+    let (h, t) = quick_two_sum(l, c0, c1);
+    let (h, t) = (ldexp(l, h, k), ldexp(l, t, k));
+    [h, l.select(l.is_finite(h), t, l.splat(0.0))]
 }
 
 /// `Qd::exp` in every lane, and the lanes whose argument is malformed.
@@ -182,7 +187,7 @@ fn piece<L: Ints, const N: usize>(
 /// it: a function passed as a value is called through a shim built without the caller's
 /// target features, and the intrinsics in it would not be inlined.)
 #[inline(always)]
-fn split<L: Ints, const N: usize, const W: usize>(
+pub(crate) fn split<L: Ints, const N: usize, const W: usize>(
     l: L,
     c: &[L::V],
 ) -> (L::V, L::U, L::U, Limbs<L, N>) {
@@ -197,7 +202,7 @@ fn split<L: Ints, const N: usize, const W: usize>(
 /// The second half of `exp_fixed::exp_fraction::<N>`: `v` with exp(R) = 1 + v from the
 /// series' `p` = expm1(r) and the table entries `j` and `i`.
 #[inline(always)]
-fn combine<L: Ints, const N: usize>(
+pub(crate) fn combine<L: Ints, const N: usize>(
     l: L,
     p: Limbs<L, N>,
     (j, i): (L::U, L::U),
@@ -235,7 +240,7 @@ fn coeff<L: Ints, const N: usize>(l: L, n: usize) -> Limbs<L, N> {
 
 /// `exp_fixed::expm1_2`: the series of expm1(r) for `0 <= r < 2^-16` by Horner's rule.
 #[inline(always)]
-fn expm1_2<L: Ints>(l: L, r: Limbs<L, 2>) -> Limbs<L, 2> {
+pub(crate) fn expm1_2<L: Ints>(l: L, r: Limbs<L, 2>) -> Limbs<L, 2> {
     let s = shl16(l, r);
     let mut q = coeff(l, 7);
     q = add_below_one(l, coeff(l, 6), mul::<L, 2, 1>(l, s, q));

@@ -1,10 +1,12 @@
-//! `Dd::cosh` and `Qd::cosh` lane by lane: `crate::hyperbolic::cosh`, (e + 1/e)/2 with
-//! e = exp|x| from the lanes' exp (`exp.rs`) and the lanes' division and addition. Lanes with
-//! |x| beyond `hyperbolic::far` (where cosh is e^|x|/2 by another path, or overflows) and the
-//! lanes that exp or the qd addition hand back are recomputed by the scalar method.
+//! `Dd::cosh` and `Qd::cosh`, `Dd::sinh` and `Dd::tanh` lane by lane: `crate::hyperbolic`'s
+//! formulas over the lanes' exp (`exp.rs`) and exp_m1 (`exp_m1.rs`, dd only so far) and the
+//! lanes' division and addition. Lanes with |x| beyond `hyperbolic::far` (where sinh and cosh
+//! are e^|x|/2 by another path, or overflow) and the lanes that exp, exp_m1 or the qd addition
+//! hand back are recomputed by the scalar method.
 
 use super::dd::{self, DdV};
 use super::exp::{exp_dd, exp_qd};
+use super::exp_m1::exp_m1_dd;
 use super::ints::Ints;
 use super::qd::{self, QdV};
 use crate::hyperbolic::far;
@@ -73,4 +75,82 @@ pub(crate) fn cosh_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
     }
     let far_lanes = l.and(l.not(near), l.not(nan));
     (out, l.or(far_lanes, l.and(l.or(redo_exp, redo_add), near)))
+}
+
+/// The lanes that `sinh` and `tanh` return unchanged (NaN and zeros), `|x|`, whether `x` is
+/// negative, and whether `|x|` is within `far` (as the scalar functions test them).
+#[inline(always)]
+fn odd_parts<L: Ints>(l: L, x: DdV<L>) -> (L::M, DdV<L>, L::M, L::M) {
+    let h = x[0];
+    let passthrough = l.or(l.ne(h, h), l.eq(h, l.splat(0.0)));
+    let sign = sign_negative(l, h);
+    let ax = [
+        l.select(sign, l.neg(x[0]), x[0]),
+        l.select(sign, l.neg(x[1]), x[1]),
+    ];
+    let near = l.le(ax[0], l.splat(far::<Dd>()));
+    (passthrough, ax, l.lt(h, l.splat(0.0)), near)
+}
+
+/// `r`, negated where `negative`, and `x` itself where `passthrough`.
+#[inline(always)]
+fn odd_result<L: Ints>(l: L, x: DdV<L>, r: DdV<L>, negative: L::M, passthrough: L::M) -> DdV<L> {
+    let r = [
+        l.select(negative, l.neg(r[0]), r[0]),
+        l.select(negative, l.neg(r[1]), r[1]),
+    ];
+    [
+        l.select(passthrough, x[0], r[0]),
+        l.select(passthrough, x[1], r[1]),
+    ]
+}
+
+/// `Dd::sinh`: (E + E/(E + 1))/2 with E = expm1|x|, in every lane, and the lanes for the scalar
+/// method.
+#[inline(always)]
+pub(crate) fn sinh_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
+    if L::WIDTH == 1 {
+        return (x, l.not(l.none()));
+    }
+    let zero = l.splat(0.0);
+    let (passthrough, ax, negative, near) = odd_parts(l, x);
+    let arg = [l.select(near, ax[0], zero), l.select(near, ax[1], zero)];
+    let (e, redo) = exp_m1_dd(l, arg);
+    let q = dd::div_dd(l, e, dd::add_f64(l, e, l.splat(1.0)));
+    let s = dd::add_dd(l, e, q);
+    let half = l.splat(0.5);
+    let r = [l.mul(s[0], half), l.mul(s[1], half)];
+    let active = l.not(passthrough);
+    (
+        odd_result(l, x, r, negative, passthrough),
+        l.and(active, l.or(l.not(near), redo)),
+    )
+}
+
+/// `Dd::tanh`: E/(E + 2) with E = expm1(2|x|), ±1 beyond `far`, in every lane, and the lanes
+/// for the scalar method.
+#[inline(always)]
+pub(crate) fn tanh_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
+    if L::WIDTH == 1 {
+        return (x, l.not(l.none()));
+    }
+    let zero = l.splat(0.0);
+    let (passthrough, ax, negative, near) = odd_parts(l, x);
+    let two = l.splat(2.0);
+    // `ax.ldexp(1)`.
+    let arg = [
+        l.select(near, l.mul(ax[0], two), zero),
+        l.select(near, l.mul(ax[1], two), zero),
+    ];
+    let (e, redo) = exp_m1_dd(l, arg);
+    let q = dd::div_dd(l, e, dd::add_f64(l, e, two));
+    let r = [
+        l.select(near, q[0], l.splat(1.0)),
+        l.select(near, q[1], zero),
+    ];
+    let active = l.not(passthrough);
+    (
+        odd_result(l, x, r, negative, passthrough),
+        l.and(active, l.and(near, redo)),
+    )
 }

@@ -23,6 +23,7 @@
 mod dd;
 mod eft;
 mod exp;
+mod exp_m1;
 mod fixed;
 mod hyperbolic;
 mod ints;
@@ -486,6 +487,53 @@ kernel!(
     |l, a, _b| hyperbolic::cosh_dd(l, a),
     |a, _b| a.cosh()
 );
+kernel!(
+    DdExpM1,
+    Dd,
+    2,
+    0,
+    |l, a, _b| exp_m1::exp_m1_dd(l, a),
+    |a, _b| a.exp_m1()
+);
+
+kernel!(
+    DdSinh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::sinh_dd(l, a),
+    |a, _b| a.sinh()
+);
+kernel!(
+    DdTanh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::tanh_dd(l, a),
+    |a, _b| a.tanh()
+);
+
+/// The functions that run in lanes for `Dd` only so far; they join [`Columns`] once `Qd` has
+/// them too. Each is `dst[i] = f(a[i])` for every `i < dst.len()`, the same bits as the
+/// method, in lanes as [`Columns`]' operations (`isa` as there; on [`Isa::Scalar`], the
+/// scalar method).
+///
+/// # Panics
+/// When `a` is shorter than `dst`.
+impl Dd {
+    /// [`Dd::exp_m1`] over a column.
+    pub fn exp_m1_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
+        unary::<Dd, _, 2>(isa, dst, a, DdExpM1)
+    }
+    /// [`Dd::sinh`] over a column.
+    pub fn sinh_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
+        unary::<Dd, _, 2>(isa, dst, a, DdSinh)
+    }
+    /// [`Dd::tanh`] over a column.
+    pub fn tanh_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
+        unary::<Dd, _, 2>(isa, dst, a, DdTanh)
+    }
+}
 
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));

@@ -374,3 +374,30 @@ fn qd_exp_and_cosh_columns_have_the_scalar_bits() {
         assert_same("cosh", isa, &d, |i| moderate[i].cosh(), qd_limbs);
     }
 }
+
+#[test]
+fn dd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
+    // exp's arguments, and |x| from 2^-40 to 8 across exp_m1's three paths and their borders
+    // (sinh and tanh take exp_m1 of |x| and 2|x|).
+    let mut rng = StdRng::seed_from_u64(8);
+    let mut a = exp_arguments(9);
+    for x in a.iter_mut().step_by(2) {
+        let hi = double(&mut rng, 40) * 0.25;
+        let hi = if hi.abs() > 8.0 { hi / 1e12 } else { hi };
+        *x = Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5);
+    }
+    let count = |f: &dyn Fn(f64) -> bool| a.iter().filter(|x| f(x.hi)).count();
+    assert!(count(&|h| h.abs() < 1.0 / 4096.0 && h != 0.0) > 1000);
+    assert!(count(&|h| (1.0 / 4096.0..0.3).contains(&h.abs())) > 1000);
+    assert!(count(&|h| (0.4..200.0).contains(&h.abs())) > 1000);
+    assert!(count(&|h| h < -200.0) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        Dd::exp_m1_cols(isa, &mut d, &a);
+        assert_same("exp_m1", isa, &d, |i| a[i].exp_m1(), dd_limbs);
+        Dd::sinh_cols(isa, &mut d, &a);
+        assert_same("sinh", isa, &d, |i| a[i].sinh(), dd_limbs);
+        Dd::tanh_cols(isa, &mut d, &a);
+        assert_same("tanh", isa, &d, |i| a[i].tanh(), dd_limbs);
+    }
+}
