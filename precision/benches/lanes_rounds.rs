@@ -6,8 +6,8 @@
 //!
 //! Arguments as `bench/arith`'s functions take them: half in [1/3, 2/3], half in [1/14, 3/14]
 //! (interleaved). Variants: the scalar loop (`out[i] = a[i].exp()`, compiled for AVX2 and FMA
-//! as the tape's loops are), and the column function (`Columns::exp_cols`, `cosh_cols`,
-//! `Dd::exp_m1_cols`...) on each instruction set the CPU has.
+//! as the tape's loops are), and the column function (`Columns::exp_cols`, `cosh_cols`...) on
+//! each instruction set the CPU has.
 //!
 //! Run: `cargo bench -p hpquad-precision --bench lanes_rounds [-- ROUNDS [REPS]]`
 //! (defaults 9 and 20).
@@ -126,6 +126,9 @@ fn main() {
     all.extend(variants("Dd tanh", &dd, Dd::tanh, Dd::tanh_cols));
     all.extend(variants("Qd exp", &qd, Qd::exp, Qd::exp_cols));
     all.extend(variants("Qd cosh", &qd, Qd::cosh, Qd::cosh_cols));
+    all.extend(variants("Qd exp_m1", &qd, Qd::exp_m1, Qd::exp_m1_cols));
+    all.extend(variants("Qd sinh", &qd, Qd::sinh, Qd::sinh_cols));
+    all.extend(variants("Qd tanh", &qd, Qd::tanh, Qd::tanh_cols));
 
     let mut times = vec![Vec::new(); all.len()];
     for r in 0..rounds {

@@ -489,27 +489,13 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp, cosh; expm1, sinh, tanh in dd): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// sqrt, exp, expm1, sinh, cosh, tanh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
 /// it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
     if TypeId::of::<T>() == TypeId::of::<Dd>() {
         // SAFETY: T is Dd.
-        let (d, a, b) = unsafe { (cast::<T, Dd>(d), a.cast::<Dd>(), b.cast::<Dd>()) };
-        if let (Kind::Unary(f), Src::Col(x)) = (kind, a) {
-            // The functions in lanes for dd only so far.
-            let dd_only: Option<fn(Isa, &mut [Dd], &[Dd])> = match f {
-                Func::ExpM1 => Some(Dd::exp_m1_cols),
-                Func::Sinh => Some(Dd::sinh_cols),
-                Func::Tanh => Some(Dd::tanh_cols),
-                _ => None,
-            };
-            if let Some(cols) = dd_only {
-                cols(Isa::best(), d, x);
-                return true;
-            }
-        }
-        columns::<Dd>(kind, d, a, b)
+        unsafe { columns::<Dd>(kind, cast(d), a.cast(), b.cast()) }
     } else if TypeId::of::<T>() == TypeId::of::<Qd>() {
         // SAFETY: T is Qd.
         unsafe { columns::<Qd>(kind, cast(d), a.cast(), b.cast()) }
@@ -591,8 +577,13 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
             Src::Col(x) => X::exp_cols(isa, d, x),
             _ => return false,
         },
-        Kind::Unary(Func::Cosh) => match a {
-            Src::Col(x) => X::cosh_cols(isa, d, x),
+        Kind::Unary(f @ (Func::ExpM1 | Func::Sinh | Func::Cosh | Func::Tanh)) => match a {
+            Src::Col(x) => match f {
+                Func::ExpM1 => X::exp_m1_cols(isa, d, x),
+                Func::Sinh => X::sinh_cols(isa, d, x),
+                Func::Cosh => X::cosh_cols(isa, d, x),
+                _ => X::tanh_cols(isa, d, x),
+            },
             _ => return false,
         },
         _ => return false,

@@ -33,8 +33,8 @@ const fn padded<const M: usize>(t: &[[u64; 4]; M], top2: bool) -> [[u64; 4]; 256
 /// limbs (dd) and four (qd).
 pub(crate) static EXP_J_DD: [[u64; 4]; 256] = padded(&EXP_J256_M1, true);
 pub(crate) static EXP_I_DD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, true);
-static EXP_J_QD: [[u64; 4]; 256] = padded(&EXP_J256_M1, false);
-static EXP_I_QD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, false);
+pub(crate) static EXP_J_QD: [[u64; 4]; 256] = padded(&EXP_J256_M1, false);
+pub(crate) static EXP_I_QD: [[u64; 4]; 256] = padded(&EXP_K65536_M1, false);
 
 /// Lanes whose lower components are beyond this are handed to the scalar method: a normalised
 /// expansion whose exp is not a special value has them below 2^-44, so only malformed values
@@ -132,19 +132,8 @@ pub(crate) fn exp_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
 
     let (k, j, i, r) = split::<L, 4, 5>(l, &c);
     let v = combine(l, expm1_4(l, r), (j, i), &EXP_J_QD, &EXP_I_QD);
-    // `exp_qd_scaled`: 1 + v cut into five pieces from the top, renormalised, scaled.
-    let c0 = l.add(l.splat(1.0), piece(l, &v, 204, 52, -52));
-    let c1 = piece(l, &v, 151, 53, -105);
-    let c2 = piece(l, &v, 98, 53, -158);
-    let c3 = piece(l, &v, 45, 53, -211);
-    let c4 = piece(l, &v, 0, 45, -256);
-    let mut q = renormalise(l, [c0, c1, c2, c3, c4]);
-    for qi in q.iter_mut() {
-        *qi = ldexp(l, *qi, k);
-    }
-    // `clean`: an overflow is (+inf, 0, 0, 0); then the special values.
-    let finite = l.is_finite(q[0]);
-    let keep = l.and(finite, l.not(cases.special));
+    let q = exp_qd_of(l, k, v);
+    let keep = l.not(cases.special);
     (
         [
             lead(l, &cases, q[0]),
@@ -154,6 +143,29 @@ pub(crate) fn exp_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
         ],
         cases.redo,
     )
+}
+
+/// `exp_qd_scaled` after `exp_fraction`, and `exp_fixed`'s `clean`: 1 + v cut into five
+/// pieces from the top, renormalised, scaled by 2^k; an overflow is (+inf, 0, 0, 0).
+#[inline(always)]
+pub(crate) fn exp_qd_of<L: Ints>(l: L, k: L::V, v: Limbs<L, 4>) -> QdV<L> {
+    let c0 = l.add(l.splat(1.0), piece(l, &v, 204, 52, -52));
+    let c1 = piece(l, &v, 151, 53, -105);
+    let c2 = piece(l, &v, 98, 53, -158);
+    let c3 = piece(l, &v, 45, 53, -211);
+    let c4 = piece(l, &v, 0, 45, -256);
+    let mut q = renormalise(l, [c0, c1, c2, c3, c4]);
+    for qi in q.iter_mut() {
+        *qi = ldexp(l, *qi, k);
+    }
+    let finite = l.is_finite(q[0]);
+    let zero = l.splat(0.0);
+    [
+        q[0],
+        l.select(finite, q[1], zero),
+        l.select(finite, q[2], zero),
+        l.select(finite, q[3], zero),
+    ]
 }
 
 /// `crate::ldexp(bits(v, pos, len) as f64, scale)` as `exp_dd_sum` and `exp_qd_scaled` take
@@ -254,7 +266,7 @@ pub(crate) fn expm1_2<L: Ints>(l: L, r: Limbs<L, 2>) -> Limbs<L, 2> {
 
 /// `exp_fixed::expm1_4`: the same series to n = 12 in four limbs.
 #[inline(always)]
-fn expm1_4<L: Ints>(l: L, r: Limbs<L, 4>) -> Limbs<L, 4> {
+pub(crate) fn expm1_4<L: Ints>(l: L, r: Limbs<L, 4>) -> Limbs<L, 4> {
     let s = shl16(l, r);
     let mut q = coeff(l, 12);
     q = add_below_one(l, coeff(l, 11), mul::<L, 4, 3>(l, s, q));

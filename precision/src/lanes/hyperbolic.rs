@@ -1,12 +1,11 @@
-//! `Dd::cosh` and `Qd::cosh`, `Dd::sinh` and `Dd::tanh` lane by lane: `crate::hyperbolic`'s
-//! formulas over the lanes' exp (`exp.rs`) and exp_m1 (`exp_m1.rs`, dd only so far) and the
-//! lanes' division and addition. Lanes with |x| beyond `hyperbolic::far` (where sinh and cosh
+//! cosh, sinh and tanh of `Dd` and `Qd` lane by lane: `crate::hyperbolic`'s formulas over the
+//! lanes' exp (`exp.rs`) and exp_m1 (`exp_m1.rs`) and the lanes' division and addition. Lanes with |x| beyond `hyperbolic::far` (where sinh and cosh
 //! are e^|x|/2 by another path, or overflow) and the lanes that exp, exp_m1 or the qd addition
 //! hand back are recomputed by the scalar method.
 
 use super::dd::{self, DdV};
 use super::exp::{exp_dd, exp_qd};
-use super::exp_m1::exp_m1_dd;
+use super::exp_m1::{exp_m1_dd, exp_m1_qd};
 use super::ints::Ints;
 use super::qd::{self, QdV};
 use crate::hyperbolic::far;
@@ -151,6 +150,86 @@ pub(crate) fn tanh_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
     let active = l.not(passthrough);
     (
         odd_result(l, x, r, negative, passthrough),
+        l.and(active, l.and(near, redo)),
+    )
+}
+
+/// `odd_parts` for quad-doubles.
+#[inline(always)]
+fn odd_parts_qd<L: Ints>(l: L, x: QdV<L>) -> (L::M, QdV<L>, L::M, L::M) {
+    let h = x[0];
+    let passthrough = l.or(l.ne(h, h), l.eq(h, l.splat(0.0)));
+    let sign = sign_negative(l, h);
+    let mut ax = x;
+    for c in ax.iter_mut() {
+        *c = l.select(sign, l.neg(*c), *c);
+    }
+    let near = l.le(ax[0], l.splat(far::<Qd>()));
+    (passthrough, ax, l.lt(h, l.splat(0.0)), near)
+}
+
+/// `odd_result` for quad-doubles.
+#[inline(always)]
+fn odd_result_qd<L: Ints>(l: L, x: QdV<L>, r: QdV<L>, negative: L::M, passthrough: L::M) -> QdV<L> {
+    let mut out = r;
+    for (o, &xi) in out.iter_mut().zip(&x) {
+        let signed = l.select(negative, l.neg(*o), *o);
+        *o = l.select(passthrough, xi, signed);
+    }
+    out
+}
+
+/// `Qd::sinh` in every lane, and the lanes for the scalar method.
+#[inline(always)]
+pub(crate) fn sinh_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
+    if L::WIDTH == 1 {
+        return (x, l.not(l.none()));
+    }
+    let zero = l.splat(0.0);
+    let (passthrough, ax, negative, near) = odd_parts_qd(l, x);
+    let mut arg = ax;
+    for c in arg.iter_mut() {
+        *c = l.select(near, *c, zero);
+    }
+    let (e, redo_e) = exp_m1_qd(l, arg);
+    let q = qd::div_qd(l, e, qd::add_f64(l, e, l.splat(1.0)));
+    let (s, redo_s) = qd::add_qd(l, e, q);
+    let half = l.splat(0.5);
+    let mut r = s;
+    for c in r.iter_mut() {
+        *c = l.mul(*c, half);
+    }
+    let active = l.not(passthrough);
+    let redo = l.or(l.not(near), l.and(near, l.or(redo_e, redo_s)));
+    (
+        odd_result_qd(l, x, r, negative, passthrough),
+        l.and(active, redo),
+    )
+}
+
+/// `Qd::tanh` in every lane, and the lanes for the scalar method.
+#[inline(always)]
+pub(crate) fn tanh_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
+    if L::WIDTH == 1 {
+        return (x, l.not(l.none()));
+    }
+    let zero = l.splat(0.0);
+    let (passthrough, ax, negative, near) = odd_parts_qd(l, x);
+    let two = l.splat(2.0);
+    let mut arg = ax;
+    for c in arg.iter_mut() {
+        *c = l.select(near, l.mul(*c, two), zero);
+    }
+    let (e, redo) = exp_m1_qd(l, arg);
+    let q = qd::div_qd(l, e, qd::add_f64(l, e, two));
+    let one = [l.splat(1.0), zero, zero, zero];
+    let mut r = q;
+    for (c, &o) in r.iter_mut().zip(&one) {
+        *c = l.select(near, *c, o);
+    }
+    let active = l.not(passthrough);
+    (
+        odd_result_qd(l, x, r, negative, passthrough),
         l.and(active, l.and(near, redo)),
     )
 }

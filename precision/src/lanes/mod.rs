@@ -137,6 +137,12 @@ pub trait Columns: Copy + Sized {
     fn exp_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
     /// `a.cosh()` (on [`Isa::Scalar`], the scalar method).
     fn cosh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.exp_m1()` (on [`Isa::Scalar`], the scalar method).
+    fn exp_m1_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.sinh()` (on [`Isa::Scalar`], the scalar method).
+    fn sinh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.tanh()` (on [`Isa::Scalar`], the scalar method).
+    fn tanh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -513,28 +519,6 @@ kernel!(
     |a, _b| a.tanh()
 );
 
-/// The functions that run in lanes for `Dd` only so far; they join [`Columns`] once `Qd` has
-/// them too. Each is `dst[i] = f(a[i])` for every `i < dst.len()`, the same bits as the
-/// method, in lanes as [`Columns`]' operations (`isa` as there; on [`Isa::Scalar`], the
-/// scalar method).
-///
-/// # Panics
-/// When `a` is shorter than `dst`.
-impl Dd {
-    /// [`Dd::exp_m1`] over a column.
-    pub fn exp_m1_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
-        unary::<Dd, _, 2>(isa, dst, a, DdExpM1)
-    }
-    /// [`Dd::sinh`] over a column.
-    pub fn sinh_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
-        unary::<Dd, _, 2>(isa, dst, a, DdSinh)
-    }
-    /// [`Dd::tanh`] over a column.
-    pub fn tanh_cols(isa: Isa, dst: &mut [Dd], a: &[Dd]) {
-        unary::<Dd, _, 2>(isa, dst, a, DdTanh)
-    }
-}
-
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
 kernel!(
@@ -597,11 +581,36 @@ kernel!(
     |l, a, _b| hyperbolic::cosh_qd(l, a),
     |a, _b| a.cosh()
 );
+kernel!(
+    QdExpM1,
+    Qd,
+    4,
+    0,
+    |l, a, _b| exp_m1::exp_m1_qd(l, a),
+    |a, _b| a.exp_m1()
+);
+kernel!(
+    QdSinh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::sinh_qd(l, a),
+    |a, _b| a.sinh()
+);
+kernel!(
+    QdTanh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::tanh_qd(l, a),
+    |a, _b| a.tanh()
+);
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
-     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident) => {
+     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident, $exp_m1:ident,
+     $sinh:ident, $tanh:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -633,13 +642,24 @@ macro_rules! impl_columns {
             fn cosh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $cosh)
             }
+            fn exp_m1_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $exp_m1)
+            }
+            fn sinh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $sinh)
+            }
+            fn tanh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $tanh)
+            }
         }
     };
 }
 
 impl_columns!(
-    Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh
+    Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh,
+    DdExpM1, DdSinh, DdTanh
 );
 impl_columns!(
-    Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh
+    Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh,
+    QdExpM1, QdSinh, QdTanh
 );

@@ -393,11 +393,42 @@ fn dd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
     assert!(count(&|h| h < -200.0) > 1000);
     for isa in Isa::available() {
         let mut d = vec![Dd::default(); N];
-        Dd::exp_m1_cols(isa, &mut d, &a);
+        <Dd as Columns>::exp_m1_cols(isa, &mut d, &a);
         assert_same("exp_m1", isa, &d, |i| a[i].exp_m1(), dd_limbs);
-        Dd::sinh_cols(isa, &mut d, &a);
+        <Dd as Columns>::sinh_cols(isa, &mut d, &a);
         assert_same("sinh", isa, &d, |i| a[i].sinh(), dd_limbs);
-        Dd::tanh_cols(isa, &mut d, &a);
+        <Dd as Columns>::tanh_cols(isa, &mut d, &a);
         assert_same("tanh", isa, &d, |i| a[i].tanh(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
+    // As the dd test, widened, with |x| down to 2^-40 (qd's series below 2^-24).
+    let mut rng = StdRng::seed_from_u64(10);
+    let mut a = exp_arguments(11);
+    for x in a.iter_mut().step_by(2) {
+        let hi = double(&mut rng, 40) * 0.25;
+        let hi = if hi.abs() > 8.0 { hi / 1e12 } else { hi };
+        *x = Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5);
+    }
+    let a: Vec<Qd> = a
+        .iter()
+        .map(|x| {
+            let c2 = x.lo * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            Qd::new(x.hi, x.lo, c2, c2 * f64::EPSILON * rng.gen_range(-0.5..0.5))
+        })
+        .collect();
+    let count = |f: &dyn Fn(f64) -> bool| a.iter().filter(|x| f(x.0[0])).count();
+    assert!(count(&|h| h.abs() < 1.0 / 16777216.0 && h != 0.0) > 1000);
+    assert!(count(&|h| (1.0 / 16777216.0..0.3).contains(&h.abs())) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::exp_m1_cols(isa, &mut d, &a);
+        assert_same("exp_m1", isa, &d, |i| a[i].exp_m1(), qd_limbs);
+        <Qd as Columns>::sinh_cols(isa, &mut d, &a);
+        assert_same("sinh", isa, &d, |i| a[i].sinh(), qd_limbs);
+        <Qd as Columns>::tanh_cols(isa, &mut d, &a);
+        assert_same("tanh", isa, &d, |i| a[i].tanh(), qd_limbs);
     }
 }
