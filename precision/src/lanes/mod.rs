@@ -15,6 +15,14 @@
 //! kernels and those lanes recomputed by the scalar method. The tests compare limbs with the
 //! scalar methods over random inputs on every instruction set the CPU has.
 //!
+//! The functions (`exp.rs`, `exp_m1.rs`, `hyperbolic.rs`) run `crate::exp_fixed`'s integer
+//! algorithm lane by lane, on 64-bit integers in the same registers (`ints.rs`) and the
+//! fixed-point limb arithmetic over them (`fixed.rs`); malformed arguments (lower components
+//! that are no rounding errors of the leading one) and the paths that take another algorithm
+//! (sinh and cosh of large arguments) go to the scalar method, as does every element on
+//! [`Isa::Scalar`], where the integer emulation one lane wide would be slower than the scalar
+//! code.
+//!
 //! The lanes are `std::arch` intrinsics behind a small trait rather than a SIMD crate: `pulp`
 //! 0.13 (the version in the dependency tree, through the `qd` dev-dependency) has AVX-512 only on
 //! nightly, and the trait needs a couple of dozen operations, each of which must be the one
