@@ -9,6 +9,9 @@
 //!   CPU has;
 //! - `mpfr212` (add and mul, in place on preallocated `Float`s).
 //!
+//! The functions (`lanes/exp/Dd`, `lanes/exp/Qd`) over arguments as `bench/arith`'s: half in [1/3, 2/3], half
+//! in [1/14, 3/14].
+//!
 //! Run: `cargo bench -p hpquad-precision --bench lanes -- --warm-up-time 1 --measurement-time 2`
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion};
@@ -178,6 +181,41 @@ fn all(c: &mut Criterion) {
         }
         g.finish();
     }
+
+    // The functions, over arguments as `bench/arith`'s: half in [1/3, 2/3], half in
+    // [1/14, 3/14] (interleaved).
+    let wide = inputs(5, 1.0 / 3.0, 2.0 / 3.0);
+    let narrow = inputs(6, 1.0 / 14.0, 3.0 / 14.0);
+    let args: Vec<Qd> = (0..N)
+        .map(|i| if i % 2 == 0 { wide[i] } else { narrow[i] })
+        .collect();
+    let dargs = dd(&args);
+    let mut g = c.benchmark_group("lanes/exp/Dd");
+    compare(
+        &mut g,
+        &dargs,
+        &dargs,
+        |x, _| x.exp(),
+        |isa, d, a, _| {
+            if let Operand::Column(a) = a {
+                <Dd as Columns>::exp_cols(isa, d, a)
+            }
+        },
+    );
+    g.finish();
+    let mut g = c.benchmark_group("lanes/exp/Qd");
+    compare(
+        &mut g,
+        &args,
+        &args,
+        |x, _| x.exp(),
+        |isa, d, a, _| {
+            if let Operand::Column(a) = a {
+                <Qd as Columns>::exp_cols(isa, d, a)
+            }
+        },
+    );
+    g.finish();
 }
 
 criterion_group!(benches, all);

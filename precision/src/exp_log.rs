@@ -26,7 +26,7 @@ use crate::{Dd, Qd};
 /// 1/n! for n = 0..=29, as four components each the nearest double to the rest.
 /// Generated with mpmath 1.3 at 600 bits: `comps(1/factorial(n))`, where `comps` takes
 /// `float(r)` and subtracts it, four times.
-const INV_FACT: [[f64; 4]; 30] = [
+pub(crate) const INV_FACT: [[f64; 4]; 30] = [
     [1.0, 0.0, 0.0, 0.0],
     [1.0, 0.0, 0.0, 0.0],
     [0.5, 0.0, 0.0, 0.0],
@@ -259,9 +259,9 @@ fn exp_params<T: Expansion>() -> (i32, usize, usize) {
 }
 
 /// ln(f64::MAX): above it exp overflows.
-const EXP_OVERFLOW: f64 = 709.782712893384;
+pub(crate) const EXP_OVERFLOW: f64 = 709.782712893384;
 /// Below it exp rounds to zero (half the smallest subnormal).
-const EXP_UNDERFLOW: f64 = -745.1332191019412;
+pub(crate) const EXP_UNDERFLOW: f64 = -745.1332191019412;
 
 /// exp(x) = 2^k (1 + s) for finite x with `|x| <= 746`; `s` is expm1 of the reduced argument,
 /// relatively accurate to the type's precision, `|s| < 0.42`.

@@ -8,7 +8,7 @@ use crate::{Dd, Qd};
 
 /// Beyond this |x|, e^-|x| is below 2^-(bits+8) of e^|x| and drops out of sinh and cosh.
 #[inline(always)]
-fn far<T: Expansion>() -> f64 {
+pub(crate) fn far<T: Expansion>() -> f64 {
     (T::PRECISION_BITS + 8) as f64 * 0.5 * std::f64::consts::LN_2
 }
 

@@ -489,7 +489,7 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// sqrt, exp, expm1, sinh, cosh, tanh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
 /// it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
@@ -571,6 +571,19 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
         Kind::PowI(-1) => X::div_cols(isa, d, lanes::Operand::Constant(X::one()), oa),
         Kind::Unary(Func::Sqrt) => match a {
             Src::Col(x) => X::sqrt_cols(isa, d, x),
+            _ => return false,
+        },
+        Kind::Unary(Func::Exp) => match a {
+            Src::Col(x) => X::exp_cols(isa, d, x),
+            _ => return false,
+        },
+        Kind::Unary(f @ (Func::ExpM1 | Func::Sinh | Func::Cosh | Func::Tanh)) => match a {
+            Src::Col(x) => match f {
+                Func::ExpM1 => X::exp_m1_cols(isa, d, x),
+                Func::Sinh => X::sinh_cols(isa, d, x),
+                Func::Cosh => X::cosh_cols(isa, d, x),
+                _ => X::tanh_cols(isa, d, x),
+            },
             _ => return false,
         },
         _ => return false,
@@ -663,6 +676,77 @@ mod tests {
         }
         check::<Dd>(&e, &xs, &ys);
         check::<Qd>(&e, &xs, &ys);
+    }
+
+    /// Integrands of the test suite with exp (and two with cosh, expm1, sinh and tanh) give the
+    /// scalar loops' bits in dd and qd, at random points of the unit square and beyond it, out to where exp overflows
+    /// and underflows.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_exp() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "exp(-(x+y))",
+            "exp(-(x^2+y^2))",
+            "exp(-3*x)*cos(5*pi*x)",
+            "exp(-625*((x - 0.5)^2 + (y - 0.5)^2))",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "exp(1-x)/sqrt(x)",
+            "exp(2*x)*sin(3*x)",
+            "exp(4*x)/sqrt(1+exp(4*x))",
+            "exp(x - y) * cos(3*x + y) + y^3",
+            "sqrt(exp(cos(x^(x^x))))",
+            "exp(x*y) - exp(-y/x)",
+            "cosh(3*x) - exp(y)*cosh(x*y)",
+            "sinh(x) + tanh(2*x - y)*expm1(x*y) - expm1(-x/7)",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let n = 2001;
+        let mut draw = |wide: bool| {
+            if wide {
+                rng.gen_range(-800.0..800.0)
+            } else {
+                rng.gen_range(0.0..1.0)
+            }
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 3 == 0)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5 == 0)).collect();
+        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            let functions = [Func::Exp, Func::Cosh, Func::ExpM1];
+            assert!(
+                functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
+                "{source}: {kinds:?}"
+            );
+            let widen = |v: &[f64]| -> Vec<T> {
+                v.iter()
+                    .map(|&x| T::from_f64(x) + T::from_f64(x * 1e-17) / 3.0)
+                    .collect()
+            };
+            let (x, y) = (widen(xs), widen(ys));
+            let mut lanes = vec![T::zero(); xs.len()];
+            let mut scalar = vec![T::zero(); xs.len()];
+            e.plan
+                .eval_batch_with(e.tape(), &[&x, &y], &mut lanes, true);
+            e.plan
+                .eval_batch_with(e.tape(), &[&x, &y], &mut scalar, false);
+            for i in 0..xs.len() {
+                let (l, s) = (lanes[i].limbs(), scalar[i].limbs());
+                let same = l
+                    .iter()
+                    .zip(&s)
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()));
+                assert!(
+                    same,
+                    "{source} in {} at point {i}: lanes {l:?}, scalar {s:?}",
+                    T::NAME
+                );
+            }
+        }
+        for source in integrands {
+            check::<Dd>(source, &xs, &ys);
+            check::<Qd>(source, &xs, &ys);
+        }
     }
 
     #[test]

@@ -15,6 +15,14 @@
 //! kernels and those lanes recomputed by the scalar method. The tests compare limbs with the
 //! scalar methods over random inputs on every instruction set the CPU has.
 //!
+//! The functions (`exp.rs`, `exp_m1.rs`, `hyperbolic.rs`) run `crate::exp_fixed`'s integer
+//! algorithm lane by lane, on 64-bit integers in the same registers (`ints.rs`) and the
+//! fixed-point limb arithmetic over them (`fixed.rs`); malformed arguments (lower components
+//! that are no rounding errors of the leading one) and the paths that take another algorithm
+//! (sinh and cosh of large arguments) go to the scalar method, as does every element on
+//! [`Isa::Scalar`], where the integer emulation one lane wide would be slower than the scalar
+//! code.
+//!
 //! The lanes are `std::arch` intrinsics behind a small trait rather than a SIMD crate: `pulp`
 //! 0.13 (the version in the dependency tree, through the `qd` dev-dependency) has AVX-512 only on
 //! nightly, and the trait needs a couple of dozen operations, each of which must be the one
@@ -22,11 +30,17 @@
 
 mod dd;
 mod eft;
+mod exp;
+mod exp_m1;
+mod fixed;
+mod hyperbolic;
+mod ints;
 mod qd;
 mod simd;
 #[cfg(test)]
 mod tests;
 
+use ints::Ints;
 use simd::{Lanes, Scalar};
 
 use crate::{Dd, Qd};
@@ -126,6 +140,17 @@ pub trait Columns: Copy + Sized {
     fn div_f64_cols(isa: Isa, dst: &mut [Self], a: &[Self], b: f64);
     /// `a.sqrt()`.
     fn sqrt_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.exp()` (on [`Isa::Scalar`], the scalar method: faster there than its integer
+    /// arithmetic emulated one lane wide).
+    fn exp_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.cosh()` (on [`Isa::Scalar`], the scalar method).
+    fn cosh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.exp_m1()` (on [`Isa::Scalar`], the scalar method).
+    fn exp_m1_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.sinh()` (on [`Isa::Scalar`], the scalar method).
+    fn sinh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.tanh()` (on [`Isa::Scalar`], the scalar method).
+    fn tanh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -237,13 +262,13 @@ fn store<L: Lanes, T: Components<N>, const N: usize>(l: L, dst: &mut [T], i: usi
 /// One column operation: the lane kernel, and the scalar method it mirrors.
 trait Kernel<const N: usize, const NB: usize>: Copy {
     /// The result in every lane, and the lanes that the scalar method must redo.
-    fn lanes<L: Lanes>(self, l: L, a: [L::V; N], b: [L::V; NB]) -> ([L::V; N], L::M);
+    fn lanes<L: Ints>(self, l: L, a: [L::V; N], b: [L::V; NB]) -> ([L::V; N], L::M);
     fn scalar(self, a: [f64; N], b: [f64; NB]) -> [f64; N];
 }
 
 /// A kernel over whole columns, for [`dispatch`] to run on an instruction set.
 trait Task {
-    fn run<L: Lanes>(self, l: L);
+    fn run<L: Ints>(self, l: L);
 }
 
 struct Job<'a, T, K, A, B> {
@@ -261,7 +286,7 @@ where
     B: Source<NB>,
 {
     #[inline(always)]
-    fn run<L: Lanes>(self, l: L) {
+    fn run<L: Ints>(self, l: L) {
         let Job { dst, kernel, a, b } = self.0;
         let n = dst.len();
         let mut i = 0;
@@ -389,7 +414,7 @@ macro_rules! kernel {
         struct $name;
         impl Kernel<$n, $nb> for $name {
             #[inline(always)]
-            fn lanes<L: Lanes>(self, $l: L, $a: [L::V; $n], $b: [L::V; $nb]) -> ([L::V; $n], L::M) {
+            fn lanes<L: Ints>(self, $l: L, $a: [L::V; $n], $b: [L::V; $nb]) -> ([L::V; $n], L::M) {
                 $lanes
             }
             #[inline(always)]
@@ -466,6 +491,41 @@ kernel!(
     |l, a, _b| (dd::sqrt(l, a), l.none()),
     |a, _b| a.sqrt()
 );
+kernel!(DdExp, Dd, 2, 0, |l, a, _b| exp::exp_dd(l, a), |a, _b| a
+    .exp());
+kernel!(
+    DdCosh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::cosh_dd(l, a),
+    |a, _b| a.cosh()
+);
+kernel!(
+    DdExpM1,
+    Dd,
+    2,
+    0,
+    |l, a, _b| exp_m1::exp_m1_dd(l, a),
+    |a, _b| a.exp_m1()
+);
+
+kernel!(
+    DdSinh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::sinh_dd(l, a),
+    |a, _b| a.sinh()
+);
+kernel!(
+    DdTanh,
+    Dd,
+    2,
+    0,
+    |l, a, _b| hyperbolic::tanh_dd(l, a),
+    |a, _b| a.tanh()
+);
 
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
@@ -519,11 +579,46 @@ kernel!(
 );
 kernel!(QdSqrt, Qd, 4, 0, |l, a, _b| qd::sqrt(l, a), |a, _b| a
     .sqrt());
+kernel!(QdExp, Qd, 4, 0, |l, a, _b| exp::exp_qd(l, a), |a, _b| a
+    .exp());
+kernel!(
+    QdCosh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::cosh_qd(l, a),
+    |a, _b| a.cosh()
+);
+kernel!(
+    QdExpM1,
+    Qd,
+    4,
+    0,
+    |l, a, _b| exp_m1::exp_m1_qd(l, a),
+    |a, _b| a.exp_m1()
+);
+kernel!(
+    QdSinh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::sinh_qd(l, a),
+    |a, _b| a.sinh()
+);
+kernel!(
+    QdTanh,
+    Qd,
+    4,
+    0,
+    |l, a, _b| hyperbolic::tanh_qd(l, a),
+    |a, _b| a.tanh()
+);
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
-     $mul_f64:ident, $div_f64:ident, $sqrt:ident) => {
+     $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident, $exp_m1:ident,
+     $sinh:ident, $tanh:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -549,9 +644,30 @@ macro_rules! impl_columns {
             fn sqrt_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $sqrt)
             }
+            fn exp_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $exp)
+            }
+            fn cosh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $cosh)
+            }
+            fn exp_m1_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $exp_m1)
+            }
+            fn sinh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $sinh)
+            }
+            fn tanh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $tanh)
+            }
         }
     };
 }
 
-impl_columns!(Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt);
-impl_columns!(Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt);
+impl_columns!(
+    Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh,
+    DdExpM1, DdSinh, DdTanh
+);
+impl_columns!(
+    Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh,
+    QdExpM1, QdSinh, QdTanh
+);

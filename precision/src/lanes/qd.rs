@@ -62,7 +62,7 @@ pub(crate) fn to_dd<L: Lanes>(l: L, a: QdV<L>) -> DdV<L> {
 /// count `k` of the components written (as a double, 0 to 3); each write goes to the
 /// component whose index equals `k`.
 #[inline(always)]
-fn renormalise<L: Lanes, const N: usize>(l: L, c: [L::V; N]) -> QdV<L> {
+pub(crate) fn renormalise<L: Lanes, const N: usize>(l: L, c: [L::V; N]) -> QdV<L> {
     let zero = l.splat(0.0);
     let lead_finite = l.is_finite(c[0]);
     let c0 = c[0];

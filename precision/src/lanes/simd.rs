@@ -179,6 +179,10 @@ impl Lanes for Scalar {
     fn bits(self, m: bool) -> u32 {
         m as u32
     }
+    #[inline(always)]
+    fn none(self) -> bool {
+        false
+    }
 }
 
 /// `Lanes::load_aos` through a buffer: for the scalar lanes, and component counts without
@@ -325,6 +329,11 @@ mod x86 {
         #[inline(always)]
         fn bits(self, m: __m256d) -> u32 {
             unsafe { _mm256_movemask_pd(m) as u32 }
+        }
+        #[inline(always)]
+        fn none(self) -> __m256d {
+            // A constant the compiler sees through, unlike the default's comparison.
+            unsafe { _mm256_setzero_pd() }
         }
         #[inline(always)]
         fn load_aos<const N: usize>(self, s: &[f64]) -> [__m256d; N] {
@@ -520,6 +529,10 @@ mod x86 {
         #[inline(always)]
         fn bits(self, m: __mmask8) -> u32 {
             m as u32
+        }
+        #[inline(always)]
+        fn none(self) -> __mmask8 {
+            0
         }
         #[inline(always)]
         fn load_aos<const N: usize>(self, s: &[f64]) -> [__m512d; N] {

@@ -229,3 +229,206 @@ fn inputs_reach_every_branch() {
     assert!(count(&|x, y| negative_zero(x) && negative_zero(y)) > 50);
     assert!(count(&|x, y| negative_zero(x * y)) > 100);
 }
+
+/// Arguments of exp: every range its scalar path distinguishes, and the points between them.
+fn exp_arguments(seed: u64) -> Vec<Dd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let ln2 = Dd::new(std::f64::consts::LN_2, 2.3190468138462996e-17);
+    let lo_of = |rng: &mut StdRng, hi: f64| hi * f64::EPSILON * rng.gen_range(-0.5..0.5);
+    (0..N)
+        .map(|_| {
+            match rng.gen_range(0..10) {
+                // The whole range, beyond both thresholds.
+                0..=2 => {
+                    let hi = rng.gen_range(-760.0..720.0);
+                    Dd::from_f64(hi) + lo_of(&mut rng, hi)
+                }
+                // Near a multiple of ln 2, where the reduction's first guess of k is corrected.
+                3 | 4 => {
+                    let k = rng.gen_range(-1075..=1024) as f64;
+                    let eps = double(&mut rng, 60) * 1e-12;
+                    ln2 * k + eps
+                }
+                // Tiny and subnormal arguments, zeros of both signs.
+                5 => {
+                    let hi = double(&mut rng, 1074);
+                    Dd::new(hi, 0.0)
+                }
+                // At the thresholds: overflow, the cut-off above it, results near MIN_POSITIVE,
+                // subnormal results, the underflow to zero.
+                6 | 7 => {
+                    let edge: f64 = [
+                        709.782712893384,
+                        709.782712893384 + 1e-3,
+                        -708.3964185322641,
+                        -745.1332191019412,
+                        -740.0,
+                    ][rng.gen_range(0..5)];
+                    let ulps = rng.gen_range(-40i64..=40);
+                    let hi = f64::from_bits(edge.to_bits().wrapping_add_signed(ulps));
+                    Dd::from_f64(hi) + lo_of(&mut rng, hi)
+                }
+                // Special values and huge arguments.
+                8 => Dd::from_f64(special(&mut rng)) * [1.0, 1e300, -1e-300][rng.gen_range(0..3)],
+                // Malformed values: a low component that is no rounding error of the high one,
+                // or infinite, or NaN (the lanes hand them to the scalar method).
+                _ => {
+                    let hi = rng.gen_range(-20.0..20.0);
+                    let lo =
+                        [0.75, -3.0, 1e300, f64::INFINITY, f64::NAN, 5e-324][rng.gen_range(0..6)];
+                    Dd::new(hi, lo)
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dd_exp_and_cosh_columns_have_the_scalar_bits() {
+    let a = exp_arguments(3);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::exp_cols(isa, &mut d, &a);
+        assert_same("exp", isa, &d, |i| a[i].exp(), dd_limbs);
+        <Dd as Columns>::cosh_cols(isa, &mut d, &a);
+        assert_same("cosh", isa, &d, |i| a[i].cosh(), dd_limbs);
+        // cosh's own range, |x| below `far` (38.8 for dd) and a little beyond.
+        let moderate = moderate_arguments(6);
+        <Dd as Columns>::cosh_cols(isa, &mut d, &moderate);
+        assert_same("cosh", isa, &d, |i| moderate[i].cosh(), dd_limbs);
+    }
+}
+
+/// Arguments in [-45, 45] with random low components.
+fn moderate_arguments(seed: u64) -> Vec<Dd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..N)
+        .map(|_| {
+            let hi: f64 = rng.gen_range(-45.0..45.0);
+            Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5)
+        })
+        .collect()
+}
+
+/// The exp arguments reach every path: each special value, overflow and underflow, subnormal
+/// results, and reductions whose first guess of k is corrected either way.
+#[test]
+fn exp_arguments_reach_every_path() {
+    use rug::Float;
+    let a = exp_arguments(3);
+    let count = |f: &dyn Fn(Dd) -> bool| a.iter().filter(|&&x| f(x)).count();
+    assert!(count(&|x| x.hi.is_nan()) > 100);
+    assert!(count(&|x| x.hi == f64::INFINITY) > 100);
+    assert!(count(&|x| x.hi == f64::NEG_INFINITY) > 100);
+    assert!(count(&|x| x.hi == 0.0 && x.hi.is_sign_negative()) > 100);
+    assert!(count(&|x| x.hi.is_finite() && !x.lo.is_finite()) > 100);
+    assert!(count(&|x| x.hi.is_finite() && x.lo.abs() > 0.5) > 100);
+    assert!(count(&|x| x.hi.abs() < f64::MIN_POSITIVE && x.hi != 0.0) > 10);
+    let e = |x: Dd| x.exp();
+    assert!(count(&|x| e(x).hi == f64::INFINITY && x.hi <= 709.782712893384 + 1e-3) > 100);
+    assert!(count(&|x| e(x).hi.is_finite() && x.hi > 709.0) > 100);
+    assert!(count(&|x| e(x).hi > 0.0 && e(x).hi < f64::MIN_POSITIVE) > 100);
+    assert!(count(&|x| e(x).hi == 0.0 && x.hi >= -745.1332191019412) > 10);
+    // The first guess floor(hi log2 e) against the true floor(x / ln 2), in MPFR.
+    let (mut up, mut down) = (0, 0);
+    for &x in &a {
+        if !(x.hi.is_finite() && x.lo.abs() < 1e-3 && x.hi.abs() < 746.0) {
+            continue;
+        }
+        let guess = (x.hi * std::f64::consts::LOG2_E).floor();
+        let exact =
+            (Float::with_val(300, x.hi) + x.lo) / Float::with_val(300, rug::float::Constant::Log2);
+        let k = exact.floor().to_f64();
+        up += (guess < k) as usize;
+        down += (guess > k) as usize;
+    }
+    assert!(
+        up > 100 && down > 100,
+        "guesses corrected up {up}, down {down}"
+    );
+}
+
+#[test]
+fn qd_exp_and_cosh_columns_have_the_scalar_bits() {
+    // The dd arguments widened by random lower components (malformed lanes stay malformed).
+    let mut rng = StdRng::seed_from_u64(4);
+    let a: Vec<Qd> = exp_arguments(5)
+        .iter()
+        .map(|x| {
+            let c2 = x.lo * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            let c3 = c2 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            Qd::new(x.hi, x.lo, c2, c3)
+        })
+        .collect();
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::exp_cols(isa, &mut d, &a);
+        assert_same("exp", isa, &d, |i| a[i].exp(), qd_limbs);
+        <Qd as Columns>::cosh_cols(isa, &mut d, &a);
+        assert_same("cosh", isa, &d, |i| a[i].cosh(), qd_limbs);
+        let moderate: Vec<Qd> = moderate_arguments(7)
+            .iter()
+            .map(|x| Qd::new(x.hi, x.lo, x.lo * f64::EPSILON * 0.375, 0.0))
+            .collect();
+        <Qd as Columns>::cosh_cols(isa, &mut d, &moderate);
+        assert_same("cosh", isa, &d, |i| moderate[i].cosh(), qd_limbs);
+    }
+}
+
+#[test]
+fn dd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
+    // exp's arguments, and |x| from 2^-40 to 8 across exp_m1's three paths and their borders
+    // (sinh and tanh take exp_m1 of |x| and 2|x|).
+    let mut rng = StdRng::seed_from_u64(8);
+    let mut a = exp_arguments(9);
+    for x in a.iter_mut().step_by(2) {
+        let hi = double(&mut rng, 40) * 0.25;
+        let hi = if hi.abs() > 8.0 { hi / 1e12 } else { hi };
+        *x = Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5);
+    }
+    let count = |f: &dyn Fn(f64) -> bool| a.iter().filter(|x| f(x.hi)).count();
+    assert!(count(&|h| h.abs() < 1.0 / 4096.0 && h != 0.0) > 1000);
+    assert!(count(&|h| (1.0 / 4096.0..0.3).contains(&h.abs())) > 1000);
+    assert!(count(&|h| (0.4..200.0).contains(&h.abs())) > 1000);
+    assert!(count(&|h| h < -200.0) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::exp_m1_cols(isa, &mut d, &a);
+        assert_same("exp_m1", isa, &d, |i| a[i].exp_m1(), dd_limbs);
+        <Dd as Columns>::sinh_cols(isa, &mut d, &a);
+        assert_same("sinh", isa, &d, |i| a[i].sinh(), dd_limbs);
+        <Dd as Columns>::tanh_cols(isa, &mut d, &a);
+        assert_same("tanh", isa, &d, |i| a[i].tanh(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
+    // As the dd test, widened, with |x| down to 2^-40 (qd's series below 2^-24).
+    let mut rng = StdRng::seed_from_u64(10);
+    let mut a = exp_arguments(11);
+    for x in a.iter_mut().step_by(2) {
+        let hi = double(&mut rng, 40) * 0.25;
+        let hi = if hi.abs() > 8.0 { hi / 1e12 } else { hi };
+        *x = Dd::from_f64(hi) + hi * f64::EPSILON * rng.gen_range(-0.5..0.5);
+    }
+    let a: Vec<Qd> = a
+        .iter()
+        .map(|x| {
+            let c2 = x.lo * f64::EPSILON * rng.gen_range(-0.5..0.5);
+            Qd::new(x.hi, x.lo, c2, c2 * f64::EPSILON * rng.gen_range(-0.5..0.5))
+        })
+        .collect();
+    let count = |f: &dyn Fn(f64) -> bool| a.iter().filter(|x| f(x.0[0])).count();
+    assert!(count(&|h| h.abs() < 1.0 / 16777216.0 && h != 0.0) > 1000);
+    assert!(count(&|h| (1.0 / 16777216.0..0.3).contains(&h.abs())) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::exp_m1_cols(isa, &mut d, &a);
+        assert_same("exp_m1", isa, &d, |i| a[i].exp_m1(), qd_limbs);
+        <Qd as Columns>::sinh_cols(isa, &mut d, &a);
+        assert_same("sinh", isa, &d, |i| a[i].sinh(), qd_limbs);
+        <Qd as Columns>::tanh_cols(isa, &mut d, &a);
+        assert_same("tanh", isa, &d, |i| a[i].tanh(), qd_limbs);
+    }
+}
