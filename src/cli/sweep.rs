@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hpquad::{Batch, BatchEstimate, BatchMethod, Error, ParamRange, ParamValue, Precision};
+use rayon::prelude::*;
 
 use super::integrate::{IntegrateArgs, NOT_CONVERGED};
 use super::progress::with_spinner;
@@ -375,14 +376,16 @@ fn shown_points(
 type Row<'a> = Result<BatchEstimate, &'a Error>;
 
 /// The `n` rows as CSV or JSON: `shown(i)` gives row i's parameters as written, `result(i)`
-/// its estimate or error.
+/// its estimate or error. The rows are formatted on all cores, in order: a qd number's decimal
+/// form costs tens of microseconds, and on one thread the text of 10^5 qd integrals took 9.6 s
+/// of a 9.9 s sweep whose integrals the GPU computed in 0.05 s.
 fn write_rows<'a>(
     args: &IntegrateArgs,
     json: bool,
     names: &[String],
     n: usize,
-    shown: impl Fn(usize) -> Vec<String>,
-    result: impl Fn(usize) -> Row<'a>,
+    shown: impl Fn(usize) -> Vec<String> + Sync,
+    result: impl Fn(usize) -> Row<'a> + Sync,
 ) -> String {
     if json {
         to_json(args, names, n, shown, result)
@@ -394,8 +397,8 @@ fn write_rows<'a>(
 fn to_csv<'a>(
     names: &[String],
     n: usize,
-    shown: impl Fn(usize) -> Vec<String>,
-    result: impl Fn(usize) -> Row<'a>,
+    shown: impl Fn(usize) -> Vec<String> + Sync,
+    result: impl Fn(usize) -> Row<'a> + Sync,
 ) -> String {
     let mut out = String::new();
     let header: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -405,23 +408,25 @@ fn to_csv<'a>(
         header.join(","),
         if names.is_empty() { "" } else { "," }
     );
-    for i in 0..n {
-        let values = shown(i);
-        let params = values.join(",");
-        let sep = if values.is_empty() { "" } else { "," };
-        let _ = match result(i) {
-            Ok(e) => writeln!(
-                out,
-                "{params}{sep}{},{:.3e},{},{},",
-                e.value, e.error, e.evaluations, e.converged
-            ),
-            Err(err) => writeln!(
-                out,
-                "{params}{sep},,,false,\"{}\"",
-                err.to_string().replace('"', "'")
-            ),
-        };
-    }
+    let lines: Vec<String> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let values = shown(i);
+            let params = values.join(",");
+            let sep = if values.is_empty() { "" } else { "," };
+            match result(i) {
+                Ok(e) => format!(
+                    "{params}{sep}{},{:.3e},{},{},\n",
+                    e.value, e.error, e.evaluations, e.converged
+                ),
+                Err(err) => format!(
+                    "{params}{sep},,,false,\"{}\"\n",
+                    err.to_string().replace('"', "'")
+                ),
+            }
+        })
+        .collect();
+    out.extend(lines);
     out
 }
 
@@ -429,10 +434,11 @@ fn to_json<'a>(
     args: &IntegrateArgs,
     names: &[String],
     n: usize,
-    shown: impl Fn(usize) -> Vec<String>,
-    result: impl Fn(usize) -> Row<'a>,
+    shown: impl Fn(usize) -> Vec<String> + Sync,
+    result: impl Fn(usize) -> Row<'a> + Sync,
 ) -> String {
     let rows: Vec<serde_json::Value> = (0..n)
+        .into_par_iter()
         .map(|i| {
             let parameters: serde_json::Map<String, serde_json::Value> = names
                 .iter()
