@@ -433,7 +433,7 @@ impl Gpu {
     /// `kernels/functions.cu` with its headers inlined.
     pub fn functions_source<T: GpuReal>() -> Result<String> {
         let mut source = format!("#define HPQ_FUNCTIONS_{}\n", T::NAME.to_uppercase());
-        source.push_str(&tables::function_constants()?);
+        source.push_str(tables::function_constants()?);
         source.push_str(&compile::inline_headers(FUNCTIONS_CU)?);
         Ok(source)
     }
