@@ -649,33 +649,43 @@ mod tests {
         let xs: Vec<f64> = (0..n).map(|_| draw()).collect();
         let ys: Vec<f64> = (0..n).map(|_| draw()).collect();
         fn check<T: Real>(e: &Expr, xs: &[f64], ys: &[f64]) {
-            // Components below the leading one, so that every limb is exercised.
-            let widen = |v: &[f64]| -> Vec<T> {
-                v.iter()
-                    .map(|&x| T::from_f64(x) + T::from_f64(x * 1e-17) / 3.0)
-                    .collect()
-            };
-            let (x, y) = (widen(xs), widen(ys));
-            let mut lanes = vec![T::zero(); xs.len()];
-            let mut scalar = vec![T::zero(); xs.len()];
-            e.plan
-                .eval_batch_with(e.tape(), &[&x, &y], &mut lanes, true);
-            e.plan
-                .eval_batch_with(e.tape(), &[&x, &y], &mut scalar, false);
-            let mut finite = 0;
-            for i in 0..xs.len() {
-                let (l, s) = (lanes[i].limbs(), scalar[i].limbs());
-                let same = l
-                    .iter()
-                    .zip(&s)
-                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()));
-                assert!(same, "{} point {i}: lanes {l:?}, scalar {s:?}", T::NAME);
-                finite += l[0].is_finite() as usize;
-            }
+            let lanes = lanes_against_scalar::<T>(e, xs, ys, "");
+            let finite = lanes.iter().filter(|v| v.limbs()[0].is_finite()).count();
             assert!(finite > xs.len() / 3, "{finite} finite values");
         }
         check::<Dd>(&e, &xs, &ys);
         check::<Qd>(&e, &xs, &ys);
+    }
+
+    /// `e` at the points (xs[i], ys[i]) in T (each with a component below the leading one, so
+    /// that every limb is exercised) through the lanes and through the scalar loops, asserting
+    /// the same bits at every point (NaN for NaN); the lanes' values.
+    fn lanes_against_scalar<T: Real>(e: &Expr, xs: &[f64], ys: &[f64], source: &str) -> Vec<T> {
+        let widen = |v: &[f64]| -> Vec<T> {
+            v.iter()
+                .map(|&x| T::from_f64(x) + T::from_f64(x * 1e-17) / 3.0)
+                .collect()
+        };
+        let (x, y) = (widen(xs), widen(ys));
+        let mut lanes = vec![T::zero(); xs.len()];
+        let mut scalar = vec![T::zero(); xs.len()];
+        e.plan
+            .eval_batch_with(e.tape(), &[&x, &y], &mut lanes, true);
+        e.plan
+            .eval_batch_with(e.tape(), &[&x, &y], &mut scalar, false);
+        for i in 0..xs.len() {
+            let (l, s) = (lanes[i].limbs(), scalar[i].limbs());
+            let same = l
+                .iter()
+                .zip(&s)
+                .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()));
+            assert!(
+                same,
+                "{source} in {} at point {i}: lanes {l:?}, scalar {s:?}",
+                T::NAME
+            );
+        }
+        lanes
     }
 
     /// Integrands of the test suite with exp (and two with cosh, expm1, sinh and tanh) give the
@@ -718,30 +728,7 @@ mod tests {
                 functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
                 "{source}: {kinds:?}"
             );
-            let widen = |v: &[f64]| -> Vec<T> {
-                v.iter()
-                    .map(|&x| T::from_f64(x) + T::from_f64(x * 1e-17) / 3.0)
-                    .collect()
-            };
-            let (x, y) = (widen(xs), widen(ys));
-            let mut lanes = vec![T::zero(); xs.len()];
-            let mut scalar = vec![T::zero(); xs.len()];
-            e.plan
-                .eval_batch_with(e.tape(), &[&x, &y], &mut lanes, true);
-            e.plan
-                .eval_batch_with(e.tape(), &[&x, &y], &mut scalar, false);
-            for i in 0..xs.len() {
-                let (l, s) = (lanes[i].limbs(), scalar[i].limbs());
-                let same = l
-                    .iter()
-                    .zip(&s)
-                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()));
-                assert!(
-                    same,
-                    "{source} in {} at point {i}: lanes {l:?}, scalar {s:?}",
-                    T::NAME
-                );
-            }
+            lanes_against_scalar::<T>(&e, xs, ys, source);
         }
         for source in integrands {
             check::<Dd>(source, &xs, &ys);
