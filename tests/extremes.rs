@@ -6,7 +6,7 @@
 
 use hpquad::methods::pbcaq::{IntervalRule, Scheme};
 use hpquad::precision::Real;
-use hpquad::{Error, Integral, Method, Precision, Value};
+use hpquad::{Error, Estimate, Integral, Method, Precision, Value};
 use rug::ops::Pow;
 use rug::Float;
 
@@ -72,6 +72,31 @@ fn check(integrand: &str, lower: &str, upper: &str, reference: &Float) {
     check_methods(&methods(), integrand, lower, upper, reference);
 }
 
+/// `integrand` over [lower, upper] by `method` in `precision` on two threads: a label for
+/// messages, the estimate, and its actual error against `reference`.
+fn run(
+    integrand: &str,
+    lower: &str,
+    upper: &str,
+    method: Method,
+    precision: Precision,
+    reference: &Float,
+) -> (String, Estimate, f64) {
+    let what = format!("{integrand} over [{lower}, {upper}], {method:?}, {precision:?}");
+    let estimate = Integral::new(integrand)
+        .expect("parses")
+        .bounds(lower, upper)
+        .method(method)
+        .precision(precision)
+        .threads(2)
+        .compute()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let error = Float::with_val(BITS, exact(&estimate.value) - reference)
+        .abs()
+        .to_f64();
+    (what, estimate, error)
+}
+
 /// [`check`] with `methods`.
 fn check_methods(methods: &[Method], integrand: &str, lower: &str, upper: &str, reference: &Float) {
     for precision in PRECISIONS {
@@ -81,18 +106,8 @@ fn check_methods(methods: &[Method], integrand: &str, lower: &str, upper: &str, 
             _ => 1.22e-63,
         };
         for &method in methods {
-            let what = format!("{integrand} over [{lower}, {upper}], {method:?}, {precision:?}");
-            let estimate = Integral::new(integrand)
-                .expect("parses")
-                .bounds(lower, upper)
-                .method(method)
-                .precision(precision)
-                .threads(2)
-                .compute()
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let error = Float::with_val(BITS, exact(&estimate.value) - reference)
-                .abs()
-                .to_f64();
+            let (what, estimate, error) =
+                run(integrand, lower, upper, method, precision, reference);
             assert!(
                 error <= estimate.error.max(1e4 * eps * reference.to_f64().abs()),
                 "{what}: off by {error:e}, claims {:e}",
@@ -154,18 +169,8 @@ fn an_integral_near_the_largest_number() {
 fn check_subnormal(integrand: &str, lower: &str, upper: &str, reference: &Float) {
     for precision in PRECISIONS {
         for method in methods().into_iter().chain(adaptive_family()) {
-            let what = format!("{integrand} over [{lower}, {upper}], {method:?}, {precision:?}");
-            let estimate = Integral::new(integrand)
-                .expect("parses")
-                .bounds(lower, upper)
-                .method(method)
-                .precision(precision)
-                .threads(2)
-                .compute()
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let error = Float::with_val(BITS, exact(&estimate.value) - reference)
-                .abs()
-                .to_f64();
+            let (what, estimate, error) =
+                run(integrand, lower, upper, method, precision, reference);
             // An integral below the smallest normal number can miss the relative tolerance: each
             // piece or level carries an error floor of a few units of 2^-1074, and the family
             // sums 64 to 8192 pieces. There it must be honest, and close.
