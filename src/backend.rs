@@ -168,12 +168,12 @@ pub trait Backend: Sync {
         job()
     }
 
-    /// The Genz–Malik rule's class sums and fourth differences on each region of a list
+    /// A cubature rule's class sums and fourth differences on each region of a list
     /// ([`RuleSums`]): what a round of an adaptive cubature asks of the device. `centers` and
-    /// `halfwidths` hold `f.dims()` values a region, region-major; `constants` are λ2, λ3, λ4,
-    /// λ5 and λ2²/λ3² in `T`. A region's points are those of [`rule_point`], each class summed
-    /// in `T::Accumulator`; a non-finite value is reported in [`RuleSums::bad`], not as an
-    /// error, so that the caller names the point.
+    /// `halfwidths` hold `f.dims()` values a region, region-major; `generators` say where the
+    /// rule's points are. A region's points are those of [`rule_point`], each class summed in
+    /// `T::Accumulator`; a non-finite value is reported in [`RuleSums::bad`], not as an error,
+    /// so that the caller names the point.
     ///
     /// The default sums region after region on the calling thread, each in the order of its
     /// points: the same bits on every run.
@@ -182,14 +182,14 @@ pub trait Backend: Sync {
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let dims = rule_regions(f, centers, halfwidths)?;
         Ok(RuleSums::collect(
             centers
                 .chunks_exact(dims)
                 .zip(halfwidths.chunks_exact(dims))
-                .map(|(c, h)| region_sums(f, c, h, constants)),
+                .map(|(c, h)| region_sums(f, c, h, generators)),
         ))
     }
 
@@ -304,18 +304,82 @@ pub(crate) fn require_1d<F: Integrand>(f: &F) -> Result<()> {
 /// region at a time would (81 regions of 8 dimensions).
 pub const CPU_ROUND_POINTS: usize = 1 << 16;
 
-/// The Genz–Malik rule's sums over a list of regions ([`Backend::genz_malik_sums`]): the
-/// integrand summed over each of the rule's five point classes, and the fourth divided
-/// difference along each axis. Weights, volume and error are the caller's.
+/// The point classes of a cubature rule at most: the degree-9 rule's nine (the degree-7
+/// rule's five are the first five entries; the others stay zero).
+pub const RULE_CLASSES: usize = 9;
+
+/// The fully symmetric point sets of the cubature rules
+/// ([`crate::methods::cuhre::CubatureRule`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PointSet {
+    /// Genz and Malik's degree-7 rule, 2^n + 2n² + 2n + 1 points in five classes: the center;
+    /// ±λa e_i and ±λb e_i; ±λb e_i ± λb e_j (i < j); the vertices ±λv.
+    Degree7,
+    /// DCUHRE's degree-9 rule, 2^n + 4n(n-1)(n-2)/3 + 6n(n-1) + 8n + 1 points in nine
+    /// classes: the center; ±λa, ±λb, ±λc, ±λd on the axes; ±λb e_i ± λb e_j (i < j);
+    /// ±λb e_i ± λa e_j (i ≠ j); ±λb e_i ± λb e_j ± λb e_k (i < j < k); the vertices ±λv.
+    Degree9,
+}
+
+impl PointSet {
+    /// The number of axis classes: 2 or 4.
+    pub fn axis_classes(self) -> usize {
+        match self {
+            PointSet::Degree7 => 2,
+            PointSet::Degree9 => 4,
+        }
+    }
+
+    /// The number of point classes: 5 or 9.
+    pub fn classes(self) -> usize {
+        match self {
+            PointSet::Degree7 => 5,
+            PointSet::Degree9 => 9,
+        }
+    }
+
+    /// The number of points in `dims` dimensions.
+    pub fn points(self, dims: usize) -> usize {
+        let n = dims;
+        let pairs = n * n.saturating_sub(1) / 2;
+        let vertices = 1usize << n;
+        match self {
+            PointSet::Degree7 => 1 + 4 * n + 4 * pairs + vertices,
+            PointSet::Degree9 => {
+                let triples = pairs * n.saturating_sub(2) / 3;
+                1 + 8 * n + 12 * pairs + 8 * triples + vertices
+            }
+        }
+    }
+}
+
+/// Where a cubature rule puts its points on [-1, 1]^n, in `T`: what a backend needs to
+/// evaluate the rule's class sums ([`rule_point`], [`Backend::genz_malik_sums`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuleGenerators<T> {
+    /// The point set.
+    pub set: PointSet,
+    /// The axis classes' generators in class order (classes 1 to 4): λa (inner) and λb
+    /// (outer) for the fourth differences, then λc and λd (degree 9 only; 0 otherwise). The
+    /// pair, mixed and triple classes use λb (and λa).
+    pub axis: [T; 4],
+    /// The vertices' generator λv.
+    pub vertex: T,
+    /// λa² / λb², the fourth differences' ratio.
+    pub ratio: T,
+}
+
+/// A cubature rule's sums over a list of regions ([`Backend::genz_malik_sums`]): the integrand
+/// summed over each of the rule's point classes, and the fourth divided difference along each
+/// axis. Weights, volume and error are the caller's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuleSums<T> {
-    /// For each region, the sum of the integrand over each point class: the center, the
-    /// points ±λ2 and ±λ3 on the axes, the ±λ4 pairs, the ±λ5 vertices (the order of
-    /// [`rule_point`] and `kernels/genz_malik.cu`).
-    pub classes: Vec<[T; 5]>,
+    /// For each region, the sum of the integrand over each point class, in the class order of
+    /// [`rule_point`] (the degree-7 rule's five, then zeros).
+    pub classes: Vec<[T; RULE_CLASSES]>,
     /// For each region, the fourth divided difference along each axis, `dims` a region:
-    /// |(f(c + λ2 h_i e_i) + f(c - λ2 h_i e_i) - 2 f(c)) - (λ2²/λ3²) (f(c + λ3 h_i e_i) +
-    /// f(c - λ3 h_i e_i) - 2 f(c))|.
+    /// |(f(c + λa h_i e_i) + f(c - λa h_i e_i) - 2 f(c)) - (λa²/λb²) (f(c + λb h_i e_i) +
+    /// f(c - λb h_i e_i) - 2 f(c))|.
     pub fourth: Vec<f64>,
     /// The first region (in list order) with a point whose value is not finite, and the
     /// index of its first such point in the order of [`rule_point`].
@@ -323,7 +387,7 @@ pub struct RuleSums<T> {
 }
 
 /// One region's part of [`RuleSums`]: class sums, fourth differences, first bad point.
-pub(crate) type RegionSums<T> = ([T; 5], Vec<f64>, Option<u64>);
+pub(crate) type RegionSums<T> = ([T; RULE_CLASSES], Vec<f64>, Option<u64>);
 
 impl<T: Real> RuleSums<T> {
     /// The list's sums from each region's, in list order.
@@ -365,62 +429,103 @@ pub(crate) fn rule_regions<T, F: Integrand>(
     Ok(dims)
 }
 
-/// Point `k` of the Genz–Malik rule on the region `center ± half`, into `x`, in the order of
-/// `kernels/genz_malik.cu`: 0 the center; 1 + 4i + {0, 1, 2, 3}: +λ2, -λ2, +λ3, -λ3 on axis
-/// i; then for each pair of axes i < j in the order (0,1), (0,2), ..., (1,2), ... four sign
-/// combinations (bit 0 set: -λ4 on axis i, bit 1 set: -λ4 on axis j); then the 2^n vertices,
-/// bit d of the vertex's index set meaning -λ5 on axis d. Returns the point's class (0 to 4).
-/// `constants` are λ2, λ3, λ4, λ5 (and λ2²/λ3², unused here).
+/// The pair i < j of index `p` among n axes, in the order (0,1), (0,2), ..., (1,2), ...
+fn pair_of(mut p: u64, n: u64) -> (usize, usize) {
+    let mut i = 0u64;
+    while p >= n - 1 - i {
+        p -= n - 1 - i;
+        i += 1;
+    }
+    (i as usize, (i + 1 + p) as usize)
+}
+
+/// The triple i < j < k of index `t` among n axes, in lexicographic order.
+fn triple_of(mut t: u64, n: u64) -> (usize, usize, usize) {
+    let mut i = 0u64;
+    loop {
+        let rest = n - 1 - i;
+        let with_i = rest * (rest - 1) / 2;
+        if t < with_i {
+            break;
+        }
+        t -= with_i;
+        i += 1;
+    }
+    let (j, k) = pair_of(t, n - 1 - i);
+    let first = i as usize + 1;
+    (i as usize, first + j, first + k)
+}
+
+/// Point `k` of a cubature rule on the region `center ± half`, into `x`, in the order of
+/// `kernels/genz_malik.cu` and `kernels/cuhre_list.cu`; returns the point's class. With A the
+/// number of axis classes (2 or 4): 0 the center; 1 + 2A·i + 2c + s: the axis class c + 1 on
+/// axis i (s = 1: minus); then for each pair of axes i < j in the order (0,1), (0,2), ...,
+/// (1,2), ... four sign combinations of ±λb on both (bit 0 set: minus on axis i, bit 1: on
+/// axis j); for degree 9 then for each pair eight points: bit 2 clear ±λb on i and ±λa on j,
+/// set ±λa on i and ±λb on j, the signs as before; then for each triple i < j < k in
+/// lexicographic order eight points ±λb (bits 0, 1, 2 for i, j, k); last the 2^n vertices,
+/// bit d of the vertex's index set meaning -λv on axis d.
 pub fn rule_point<T: Real>(
     k: u64,
     center: &[T],
     half: &[T],
-    constants: &[T; 5],
+    generators: &RuleGenerators<T>,
     x: &mut [T],
 ) -> usize {
     let n = center.len() as u64;
-    let [lambda2, lambda3, lambda4, lambda5, _] = *constants;
+    let set = generators.set;
+    let axis_classes = set.axis_classes() as u64;
+    let [lambda_a, lambda_b, ..] = generators.axis;
+    let signed = |c: T, step: T, minus: bool| if minus { c - step } else { c + step };
     x.copy_from_slice(center);
-    let on_axes = 1 + 4 * n;
-    let on_pairs = on_axes + 2 * n * n.saturating_sub(1);
+    let pairs = n * n.saturating_sub(1) / 2;
+    let on_axes = 1 + 2 * axis_classes * n;
+    let on_pairs = on_axes + 4 * pairs;
+    let (on_mixed, on_triples) = match set {
+        PointSet::Degree7 => (on_pairs, on_pairs),
+        PointSet::Degree9 => {
+            let triples = pairs * n.saturating_sub(2) / 3;
+            (on_pairs + 8 * pairs, on_pairs + 8 * pairs + 8 * triples)
+        }
+    };
     if k == 0 {
         0
     } else if k < on_axes {
-        let (i, which) = (((k - 1) / 4) as usize, (k - 1) % 4);
-        let step = if which < 2 { lambda2 } else { lambda3 } * half[i];
-        x[i] = if which % 2 == 1 {
-            x[i] - step
-        } else {
-            x[i] + step
-        };
-        if which < 2 {
-            1
-        } else {
-            2
-        }
+        let m = k - 1;
+        let (i, within) = ((m / (2 * axis_classes)) as usize, m % (2 * axis_classes));
+        let class = (within / 2) as usize;
+        x[i] = signed(x[i], generators.axis[class] * half[i], within % 2 == 1);
+        class + 1
     } else if k < on_pairs {
         let m = k - on_axes;
-        let (mut pair, mut i) = (m / 4, 0usize);
-        while pair >= n - 1 - i as u64 {
-            pair -= n - 1 - i as u64;
-            i += 1;
-        }
-        let j = i + 1 + pair as usize;
-        let (si, sj) = (lambda4 * half[i], lambda4 * half[j]);
-        x[i] = if m & 1 == 1 { x[i] - si } else { x[i] + si };
-        x[j] = if m & 2 == 2 { x[j] - sj } else { x[j] + sj };
-        3
-    } else {
+        let (i, j) = pair_of(m / 4, n);
+        x[i] = signed(x[i], lambda_b * half[i], m & 1 == 1);
+        x[j] = signed(x[j], lambda_b * half[j], m & 2 == 2);
+        set.axis_classes() + 1
+    } else if k < on_mixed {
         let m = k - on_pairs;
+        let (i, j) = pair_of(m / 8, n);
+        let (li, lj) = if m & 4 == 0 {
+            (lambda_b, lambda_a)
+        } else {
+            (lambda_a, lambda_b)
+        };
+        x[i] = signed(x[i], li * half[i], m & 1 == 1);
+        x[j] = signed(x[j], lj * half[j], m & 2 == 2);
+        6
+    } else if k < on_triples {
+        let m = k - on_mixed;
+        let (i, j, l) = triple_of(m / 8, n);
+        x[i] = signed(x[i], lambda_b * half[i], m & 1 == 1);
+        x[j] = signed(x[j], lambda_b * half[j], m & 2 == 2);
+        x[l] = signed(x[l], lambda_b * half[l], m & 4 == 4);
+        7
+    } else {
+        let m = k - on_triples;
         for (d, xd) in x.iter_mut().enumerate() {
-            let step = lambda5 * half[d];
-            *xd = if m >> d & 1 == 1 {
-                *xd - step
-            } else {
-                *xd + step
-            };
+            *xd = signed(*xd, generators.vertex * half[d], m >> d & 1 == 1);
         }
-        4
+        set.classes() - 1
     }
 }
 
@@ -434,13 +539,14 @@ pub(crate) fn region_sums<T: Real, F: Integrand>(
     f: &F,
     center: &[T],
     half: &[T],
-    constants: &[T; 5],
+    generators: &RuleGenerators<T>,
 ) -> RegionSums<T> {
     let n = center.len();
-    let count = rule_points(n) as u64;
-    let mut sums = [T::zero().to_accumulator(); 5];
-    // f(c), then +λ2, -λ2, +λ3, -λ3 on each axis: the fourth differences' values.
-    let mut axis_values = Vec::with_capacity(4 * n + 1);
+    let count = generators.set.points(n) as u64;
+    let block = 2 * generators.set.axis_classes();
+    let mut sums = [T::zero().to_accumulator(); RULE_CLASSES];
+    // f(c), then each axis's block (±λa, ±λb first): the fourth differences' values.
+    let mut axis_values = Vec::with_capacity(block * n + 1);
     let mut bad = None;
     let mut columns: Vec<Vec<T>> = vec![Vec::with_capacity(RULE_CHUNK); n];
     let mut classes = Vec::with_capacity(RULE_CHUNK);
@@ -454,7 +560,7 @@ pub(crate) fn region_sums<T: Real, F: Integrand>(
             column.clear();
         }
         for k in first..first + len as u64 {
-            classes.push(rule_point(k, center, half, constants, &mut x));
+            classes.push(rule_point(k, center, half, generators, &mut x));
             for (column, &xd) in columns.iter_mut().zip(&x) {
                 column.push(xd);
             }
@@ -465,21 +571,21 @@ pub(crate) fn region_sums<T: Real, F: Integrand>(
             if bad.is_none() && !y.is_finite() {
                 bad = Some(first + j as u64);
             }
-            if axis_values.len() < 4 * n + 1 {
+            if axis_values.len() < block * n + 1 {
                 axis_values.push(y);
             }
             sums[class] = sums[class] + y.to_accumulator();
         }
         first += len as u64;
     }
-    let ratio = constants[4];
+    let ratio = generators.ratio;
     let twice_center = axis_values[0] + axis_values[0];
     let fourth = axis_values[1..]
-        .chunks_exact(4)
+        .chunks_exact(block)
         .map(|a| {
-            let second2 = a[0] + a[1] - twice_center;
-            let second3 = a[2] + a[3] - twice_center;
-            (second2 - ratio * second3).abs().to_f64()
+            let second_a = a[0] + a[1] - twice_center;
+            let second_b = a[2] + a[3] - twice_center;
+            (second_a - ratio * second_b).abs().to_f64()
         })
         .collect();
     (sums.map(T::from_accumulator), fourth, bad)

@@ -5,6 +5,7 @@
 //! exact integral; a non-finite value names its region and point. The exact values are
 //! rationals computed in the working precision.
 
+use hpquad::backend::{PointSet, RuleGenerators};
 use hpquad::expr::Expr;
 use hpquad::gpu::GpuBackend;
 use hpquad::precision::{Dd, Qd, Real};
@@ -17,15 +18,20 @@ fn rational<T: Real>(p: i64, q: i64) -> T {
     T::from_i64(p) / T::from_i64(q)
 }
 
-/// λ2, λ3, λ4, λ5 and λ2²/λ3² of Genz and Malik (1980).
-fn constants<T: Real>() -> [T; 5] {
-    [
-        rational::<T>(9, 70).sqrt(),
-        rational::<T>(9, 10).sqrt(),
-        rational::<T>(9, 10).sqrt(),
-        rational::<T>(9, 19).sqrt(),
-        rational::<T>(1, 7),
-    ]
+/// Where Genz and Malik's degree-7 rule (1980) puts its points: λ2, λ3 (= λ4), λ5 and
+/// λ2²/λ3² (the rule kernel's point set).
+fn constants<T: Real>() -> RuleGenerators<T> {
+    RuleGenerators {
+        set: PointSet::Degree7,
+        axis: [
+            rational::<T>(9, 70).sqrt(),
+            rational::<T>(9, 10).sqrt(),
+            T::zero(),
+            T::zero(),
+        ],
+        vertex: rational::<T>(9, 19).sqrt(),
+        ratio: rational::<T>(1, 7),
+    }
 }
 
 /// The degree-7 weights of the five classes, for a region of volume 1 in `n` dimensions.
@@ -185,12 +191,7 @@ fn gpu_rule_names_a_non_finite_point_and_picks_the_rough_axis() {
     // exp(8 x2) varies along x2 only: its fourth difference there dwarfs x1's (which is 0).
     let f = Expr::parse("exp(8*x2) + x1", 2).unwrap();
     let sums = gpu
-        .genz_malik(
-            &f,
-            &[0.5, 0.5],
-            &[0.5, 0.5],
-            &constants::<Qd>().map(|c| c.to_f64()),
-        )
+        .genz_malik(&f, &[0.5, 0.5], &[0.5, 0.5], &constants::<f64>())
         .unwrap();
     assert!(
         sums.fourth[1] > 1.0 && sums.fourth[0] < 1e-12,
@@ -218,7 +219,7 @@ mod mpfr_support;
 use hpquad::backend::Backend;
 use hpquad::cpu::CpuBackend;
 use hpquad::gpu::HybridBackend;
-use hpquad::methods::cuhre::{cuhre, GenzMalik, Hyperbox, Schedule};
+use hpquad::methods::cuhre::{cuhre, CubatureRule, Hyperbox, Schedule};
 use hpquad::methods::Options;
 use mpfr_support::{abs_error, BITS};
 use rug::Float;
@@ -364,7 +365,8 @@ fn cuhre_on_the_hybrid_backend_is_honest_and_records_the_gpu() {
 /// of the classes' sizes (not bit for bit).
 fn sums_agree<T: Real>(dims: usize) {
     let f = Expr::parse("exp(x1 - x2) * cos(3*x1 + x2) + x2^3", dims).expect("parses");
-    let rule = GenzMalik::<T>::new(dims);
+    // The rule kernel's point set (degree 7).
+    let rule = CubatureRule::<T>::with_set(PointSet::Degree7, dims);
     let (mut centers, mut halves) = (Vec::new(), Vec::new());
     for r in 0..500i64 {
         for d in 0..dims as i64 {
@@ -374,10 +376,10 @@ fn sums_agree<T: Real>(dims: usize) {
     }
     let cpu = CpuBackend::new(2)
         .expect("a pool")
-        .genz_malik_sums(&f, &centers, &halves, rule.constants())
+        .genz_malik_sums(&f, &centers, &halves, rule.generators())
         .expect("CPU sums");
     let gpu = gpu()
-        .genz_malik_sums(&f, &centers, &halves, rule.constants())
+        .genz_malik_sums(&f, &centers, &halves, rule.generators())
         .expect("GPU sums");
     assert_eq!(cpu.bad, None);
     assert_eq!(gpu.bad, None);

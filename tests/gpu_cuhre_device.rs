@@ -53,9 +53,9 @@ impl Backend for HostRounds {
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &hpquad::backend::RuleGenerators<T>,
     ) -> hpquad::Result<RuleSums<T>> {
-        self.0.genz_malik_sums(f, centers, halfwidths, constants)
+        self.0.genz_malik_sums(f, centers, halfwidths, generators)
     }
     fn device_for_rule<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> Arc<str> {
         self.0.device_for_rule::<T, F>(f, regions)

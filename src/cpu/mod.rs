@@ -9,7 +9,8 @@ use precision::Real;
 use rayon::prelude::*;
 
 use crate::backend::{
-    point_count, region_sums, require_1d, rule_regions, Backend, RuleSums, UniformGrid,
+    point_count, region_sums, require_1d, rule_regions, Backend, RuleGenerators, RuleSums,
+    UniformGrid,
 };
 use crate::error::{Error, Result};
 use crate::expr::zeros;
@@ -160,7 +161,7 @@ impl Backend for CpuBackend {
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let dims = rule_regions(f, centers, halfwidths)?;
         let regions = centers
@@ -168,14 +169,14 @@ impl Backend for CpuBackend {
             .zip(halfwidths.chunks_exact(dims));
         if centers.len() == dims || self.threads() == 1 {
             return Ok(RuleSums::collect(
-                regions.map(|(c, h)| region_sums(f, c, h, constants)),
+                regions.map(|(c, h)| region_sums(f, c, h, generators)),
             ));
         }
         let each: Vec<_> = self.pool.install(|| {
             centers
                 .par_chunks_exact(dims)
                 .zip(halfwidths.par_chunks_exact(dims))
-                .map(|(c, h)| region_sums(f, c, h, constants))
+                .map(|(c, h)| region_sums(f, c, h, generators))
                 .collect()
         });
         Ok(RuleSums::collect(each))

@@ -10,7 +10,10 @@ use precision::{Dd, Qd, Real};
 
 use super::launch::RegionKernels;
 use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_LIST_DIMS, MAX_RULE_DIMS};
-use crate::backend::{non_finite, region_sums, require_1d, rule_regions, Backend, UniformGrid};
+use crate::backend::{
+    non_finite, region_sums, require_1d, rule_regions, Backend, PointSet, RuleGenerators,
+    UniformGrid,
+};
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
@@ -180,19 +183,19 @@ fn is<A: 'static, B: 'static>() -> bool {
 impl GpuBackend {
     /// The Genz–Malik rule's class sums and fourth differences on each region (one launch; see
     /// [`Gpu::genz_malik_of_source`]): `centers` and `halfwidths` hold `f.dims()` values a
-    /// region, region-major; `constants` are λ2, λ3, λ4, λ5 and λ2²/λ3² in `T`.
+    /// region, region-major; `generators` say where the points are (the degree-7 rule's).
     pub fn genz_malik<T: Real, F: Integrand>(
         &self,
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let tape = Self::tape_of(f)?;
         let source = self.source_in::<T>(Kernel::Rule, tape)?;
         Ok(self
             .gpu
-            .genz_malik_of_source(&source, f.dims(), centers, halfwidths, constants)?)
+            .genz_malik_of_source(&source, f.dims(), centers, halfwidths, generators)?)
     }
 }
 
@@ -317,18 +320,20 @@ impl Backend for GpuBackend {
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let dims = rule_regions(f, centers, halfwidths)?;
-        if centers.is_empty() || !(2..=MAX_RULE_DIMS).contains(&dims) {
+        // The kernel has the degree-7 point set; another rule's sums are the host's.
+        let kernel_rule = generators.set == PointSet::Degree7;
+        if centers.is_empty() || !(2..=MAX_RULE_DIMS).contains(&dims) || !kernel_rule {
             return Ok(RuleSums::collect(
                 centers
                     .chunks_exact(dims)
                     .zip(halfwidths.chunks_exact(dims))
-                    .map(|(c, h)| region_sums(f, c, h, constants)),
+                    .map(|(c, h)| region_sums(f, c, h, generators)),
             ));
         }
-        self.genz_malik(f, centers, halfwidths, constants)
+        self.genz_malik(f, centers, halfwidths, generators)
     }
 
     fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
@@ -629,13 +634,14 @@ impl Backend for HybridBackend {
         f: &F,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let regions = centers.len() / f.dims().max(1);
-        let on_gpu = self.rule_on_gpu(f, regions);
+        // The rule kernel has the degree-7 point set; another rule's sums are the CPU's.
+        let on_gpu = generators.set == PointSet::Degree7 && self.rule_on_gpu(f, regions);
         match self.started() {
-            Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, constants),
-            _ => self.cpu.genz_malik_sums(f, centers, halfwidths, constants),
+            Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, generators),
+            _ => self.cpu.genz_malik_sums(f, centers, halfwidths, generators),
         }
     }
 

@@ -18,7 +18,7 @@ use super::error::{alloc, driver, launch as launch_error};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, CUHRE_LIST_CU};
 use crate::expr::cuda::CudaIntegrand;
 use crate::methods::cuhre::device::{empty, ListSums, RegionList, Round, Share};
-use crate::methods::cuhre::GenzMalik;
+use crate::methods::cuhre::CubatureRule;
 
 /// The most dimensions of the device list: 2^16 vertices a region, one warp's loop.
 pub const MAX_LIST_DIMS: usize = 16;
@@ -95,7 +95,7 @@ impl Gpu {
         };
         let stream = self.stream.clone();
         let ordinal = stream.context().ordinal();
-        let (values, doubles) = GenzMalik::<T>::new(dims).table();
+        let (values, doubles) = CubatureRule::<T>::new(dims).table();
         let mut table: Vec<f64> = values
             .iter()
             .flat_map(|v| v.limbs()[..T::LIMBS].to_vec())

@@ -6,6 +6,7 @@ use precision::Real;
 
 use super::launch::{self, RuleKernel};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, GENZ_MALIK_CU};
+use crate::backend::{PointSet, RuleGenerators, RULE_CLASSES};
 use crate::expr::cuda::CudaIntegrand;
 
 /// The rule's sums over a list of regions: the contract of [`crate::backend::Backend::genz_malik_sums`],
@@ -45,18 +46,34 @@ impl Gpu {
         )
     }
 
-    /// The rule's class sums and fourth differences on each region of `dims` dimensions, the
-    /// integrand compiled into `source` ([`Gpu::genz_malik_source`] for `T`). `centers` and
-    /// `halfwidths` hold `dims` values a region, region-major; `constants` are λ2, λ3, λ4, λ5
-    /// and λ2²/λ3² in `T`. The same call gives the same bits on every run.
+    /// The degree-7 rule's class sums and fourth differences on each region of `dims`
+    /// dimensions, the integrand compiled into `source` ([`Gpu::genz_malik_source`] for `T`).
+    /// `centers` and `halfwidths` hold `dims` values a region, region-major; `generators` say
+    /// where the points are (the kernel has the degree-7 point set only: another is an
+    /// error). The same call gives the same bits on every run.
     pub fn genz_malik_of_source<T: Real>(
         &self,
         source: &str,
         dims: usize,
         centers: &[T],
         halfwidths: &[T],
-        constants: &[T; 5],
+        generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
+        if generators.set != PointSet::Degree7 {
+            return Err(GpuError::Invalid(format!(
+                "the rule kernel computes the degree-7 rule's sums, not those of {:?}",
+                generators.set
+            )));
+        }
+        // λ2, λ3, λ4 (= λ3), λ5 and λ2²/λ3², the kernel's five constants.
+        let [lambda2, lambda3, ..] = generators.axis;
+        let constants = [
+            lambda2,
+            lambda3,
+            lambda3,
+            generators.vertex,
+            generators.ratio,
+        ];
         if dims < 2 || !centers.len().is_multiple_of(dims) || halfwidths.len() != centers.len() {
             return Err(GpuError::Invalid(format!(
                 "{} centers and {} half-widths are not regions of {dims} dimensions",
@@ -79,12 +96,16 @@ impl Gpu {
             &kernel,
             &flat(centers),
             &flat(halfwidths),
-            &flat(constants),
+            &flat(&constants),
         )?;
         let sums: Vec<T> = out.sums.chunks_exact(T::LIMBS).map(T::from_limbs).collect();
         let classes = sums
             .chunks_exact(5)
-            .map(|c| [c[0], c[1], c[2], c[3], c[4]])
+            .map(|c| {
+                let mut classes = [T::zero(); RULE_CLASSES];
+                classes[..5].copy_from_slice(c);
+                classes
+            })
             .collect();
         let bad = out
             .bad

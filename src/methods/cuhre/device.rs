@@ -512,9 +512,9 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
         .zip(&upper)
         .map(|(&a, &b)| half_width(a, b))
         .collect();
-    let rule = super::GenzMalik::<T>::new(lower.len());
+    let rule = super::CubatureRule::<T>::new(lower.len());
     let mut x = vec![T::zero(); lower.len()];
-    rule_point(k, &center, &half, rule.constants(), &mut x);
+    rule_point(k, &center, &half, rule.generators(), &mut x);
     let columns: Vec<&[T]> = x.iter().map(std::slice::from_ref).collect();
     let mut y = [T::zero()];
     f.eval_batch(&columns, &mut y);
@@ -530,20 +530,20 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
 
 #[cfg(test)]
 mod tests {
-    //! The driver on a list kept by the CPU with the host's rule ([`super::super::GenzMalik`])
+    //! The driver on a list kept by the CPU with the host's rule ([`super::super::CubatureRule`])
     //! and [`settle`] / [`is_active`]: what the device's kernels compute, one region at a time.
     use super::*;
     use crate::backend::region_sums;
     use crate::expr::Expr;
-    use crate::methods::cuhre::genz_malik::GenzMalik;
     use crate::methods::cuhre::regions::{choose_axis, SAFETY};
+    use crate::methods::cuhre::rule::CubatureRule;
 
     /// A retired entry: corners, value, settled error, axis, marked to come back.
     type Retired = (Vec<f64>, Vec<f64>, f64, f64, Option<usize>, bool);
 
     struct HostList<'a, F> {
         f: &'a F,
-        rule: GenzMalik<f64>,
+        rule: CubatureRule<f64>,
         dims: usize,
         lower: Vec<f64>,
         upper: Vec<f64>,
@@ -565,7 +565,7 @@ mod tests {
         fn new(f: &'a F, dims: usize, capacity: u64) -> Self {
             HostList {
                 f,
-                rule: GenzMalik::new(dims),
+                rule: CubatureRule::new(dims),
                 dims,
                 lower: Vec::new(),
                 upper: Vec::new(),
@@ -621,7 +621,7 @@ mod tests {
                     let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
                     let c: Vec<f64> = l.iter().zip(u).map(|(a, b)| (a + b) / 2.0).collect();
                     let h: Vec<f64> = l.iter().zip(u).map(|(a, b)| (b - a) / 2.0).collect();
-                    let (classes, fourth, _) = region_sums(f, &c, &h, rule.constants());
+                    let (classes, fourth, _) = region_sums(f, &c, &h, rule.generators());
                     let e = rule.estimate(&h, &classes, &fourth);
                     let axis = choose_axis(&e.fourth_differences, &e.difference_noise, l, u);
                     let error = if e.asymptotic {

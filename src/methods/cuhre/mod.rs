@@ -55,17 +55,20 @@
 //! # Ok::<(), hpquad::Error>(())
 //! ```
 
+pub mod degree9;
 pub mod device;
 pub mod genz_malik;
 mod parallel;
 mod regions;
+pub mod rule;
 mod sequential;
 
 use std::fmt;
 
 use precision::Real;
 
-pub use genz_malik::{rule_points, GenzMalik, RuleEstimate, MAX_DIMS};
+pub use crate::backend::PointSet;
+pub use rule::{rule_points, CubatureRule, RuleEstimate, DEGREE9_FROM, MAX_DIMS};
 
 use super::adaptive::nothing_done;
 use super::{Options, Outcome};
@@ -214,6 +217,21 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
     schedule: Schedule,
     options: &Options,
 ) -> Result<Outcome<T>> {
+    let set = PointSet::for_dims(region.dims());
+    cuhre_with_rule(f, backend, region, schedule, options, set)
+}
+
+/// [`cuhre`] with the rule of point set `set` (degree 9 needs at least two dimensions): for
+/// comparing the rules. A device keeps the region list only with the drivers' rule
+/// ([`PointSet::for_dims`]); with another the rounds run on the host's list.
+pub fn cuhre_with_rule<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    region: &Hyperbox<T>,
+    schedule: Schedule,
+    options: &Options,
+    set: PointSet,
+) -> Result<Outcome<T>> {
     options.validate()?;
     let dims = region.dims();
     if f.dims() != dims {
@@ -225,12 +243,18 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
             ),
         });
     }
-    if schedule == Schedule::Parallel {
+    if set == PointSet::Degree9 && dims < 2 {
+        return Err(Error::InvalidOption {
+            option: "rule",
+            reason: "the degree-9 rule needs at least two dimensions".into(),
+        });
+    }
+    if schedule == Schedule::Parallel && set == PointSet::for_dims(dims) {
         if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
             return outcome;
         }
     }
-    let mut regions = Regions::new(f, backend, dims);
+    let mut regions = Regions::new(f, backend, CubatureRule::with_set(set, dims));
     if (regions.rule.points() as u64) > options.max_evaluations {
         return Ok(nothing_done());
     }

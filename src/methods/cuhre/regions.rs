@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use precision::Real;
 
-use super::genz_malik::GenzMalik;
+use super::rule::CubatureRule;
 use crate::backend::{check_finite, region_sums, rule_point, Backend, RuleSums};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
@@ -39,6 +39,17 @@ use crate::rules::{half_width, midpoint};
 /// at 25 to 40% fewer evaluations.
 pub const SAFETY: f64 = 20.0;
 
+/// EXPERIMENT: the factor for a rule.
+pub(super) fn safety(set: crate::backend::PointSet) -> f64 {
+    match set {
+        crate::backend::PointSet::Degree7 => SAFETY,
+        crate::backend::PointSet::Degree9 => std::env::var("HPQ_SAFETY9")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(SAFETY),
+    }
+}
+
 /// One subregion's estimate.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Estimate<T> {
@@ -56,7 +67,7 @@ pub(super) struct Estimate<T> {
 pub(super) struct Regions<'a, T: Real, F, B> {
     pub f: &'a F,
     pub backend: &'a B,
-    pub rule: GenzMalik<T>,
+    pub rule: CubatureRule<T>,
     dims: usize,
     /// Bounds of region k: lower[k*dims..(k+1)*dims], upper likewise.
     lower: Vec<T>,
@@ -75,12 +86,12 @@ pub(super) struct Regions<'a, T: Real, F, B> {
 }
 
 impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
-    pub fn new(f: &'a F, backend: &'a B, dims: usize) -> Regions<'a, T, F, B> {
+    pub fn new(f: &'a F, backend: &'a B, rule: CubatureRule<T>) -> Regions<'a, T, F, B> {
         Regions {
             f,
             backend,
-            rule: GenzMalik::new(dims),
-            dims,
+            dims: rule.dims(),
+            rule,
             lower: Vec::new(),
             upper: Vec::new(),
             estimates: Vec::new(),
@@ -161,18 +172,18 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
             halves.extend(lower.iter().zip(upper).map(|(&a, &b)| half_width(a, b)));
         }
         let start = Instant::now();
-        let constants = self.rule.constants();
+        let generators = self.rule.generators();
         let (sums, device) = if parallel {
             let device = self.backend.device_for_rule::<T, F>(self.f, regions.len());
             let sums = self
                 .backend
-                .genz_malik_sums(self.f, &centers, &halves, constants)?;
+                .genz_malik_sums(self.f, &centers, &halves, generators)?;
             (sums, device)
         } else {
             let each = centers
                 .chunks_exact(n)
                 .zip(halves.chunks_exact(n))
-                .map(|(c, h)| region_sums(self.f, c, h, constants));
+                .map(|(c, h)| region_sums(self.f, c, h, generators));
             (RuleSums::collect(each), self.serial.clone())
         };
         if let Some((r, k)) = sums.bad {
@@ -180,7 +191,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
             // value (evaluated again here: the device reports where, not what).
             let (c, h) = (&centers[r * n..(r + 1) * n], &halves[r * n..(r + 1) * n]);
             let mut x = vec![T::zero(); n];
-            rule_point(k, c, h, constants, &mut x);
+            rule_point(k, c, h, generators, &mut x);
             let columns: Vec<&[T]> = x.iter().map(std::slice::from_ref).collect();
             let mut y = [T::zero()];
             self.f.eval_batch(&columns, &mut y);
@@ -210,7 +221,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
             // The factor where the ratio test can be fooled (see SAFETY); the pessimistic
             // branch is DCUHRE's 5 max(e1, e2, e3) as it is.
             let error = if rule.asymptotic {
-                SAFETY * rule.error
+                safety(self.rule.set()) * rule.error
             } else {
                 rule.error
             };
@@ -289,7 +300,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
 /// between subnormals), and the points' shifts, δ_c / h an axis, count in the floor as a
 /// relative error of the rule's magnitude. Nothing changes where every half-width is exact.
 fn subnormal_rounding<T: Real>(
-    rule: &mut super::genz_malik::RuleEstimate<T>,
+    rule: &mut super::rule::RuleEstimate<T>,
     lower: &[T],
     upper: &[T],
     center: &[T],
