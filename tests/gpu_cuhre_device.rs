@@ -267,7 +267,7 @@ fn gpu_list_pagani_timing() {
             case.pagani_ms
                 .map_or("-".to_string(), |m| format!("{:.2}x", m / best)),
         );
-        let per_region = hpquad::methods::cuhre::rule_points(case.dims) as u64;
+        let per_region = hpquad::methods::cuhre::device::DEVICE_RULE.points(case.dims) as u64;
         let rounds: Vec<String> = list
             .stages
             .iter()

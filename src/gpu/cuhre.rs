@@ -17,6 +17,7 @@ use precision::Real;
 use super::error::{alloc, driver, launch as launch_error};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, CUHRE_LIST_CU};
 use crate::expr::cuda::CudaIntegrand;
+use crate::methods::cuhre::device::DEVICE_RULE;
 use crate::methods::cuhre::device::{empty, ListSums, RegionList, Round, Share};
 use crate::methods::cuhre::CubatureRule;
 
@@ -95,7 +96,10 @@ impl Gpu {
         };
         let stream = self.stream.clone();
         let ordinal = stream.context().ordinal();
-        let (values, doubles) = CubatureRule::<T>::new(dims).table();
+        let rule = CubatureRule::<T>::with_set(DEVICE_RULE, dims);
+        let (values, doubles) = rule
+            .device_table()
+            .ok_or_else(|| GpuError::Invalid("the list kernel takes the degree-7 rule".into()))?;
         let mut table: Vec<f64> = values
             .iter()
             .flat_map(|v| v.limbs()[..T::LIMBS].to_vec())

@@ -60,9 +60,15 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The rule the device's list computes (`kernels/cuhre_list.cu`): Genz and Malik's degree 7.
+/// The host's drivers use the degree-9 rule from [`super::DEGREE9_FROM`] dimensions; the
+/// kernels do not have it yet.
+pub const DEVICE_RULE: PointSet = PointSet::Degree7;
+
 use precision::Real;
 
-use super::{rule_points, tolerance, Hyperbox};
+use super::{tolerance, Hyperbox};
+use crate::backend::PointSet;
 use crate::backend::{check_finite, rule_point};
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
@@ -359,7 +365,7 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
     options: &Options,
 ) -> Result<Outcome<T>> {
     let dims = region.dims();
-    let points = rule_points(dims) as u64;
+    let points = DEVICE_RULE.points(dims) as u64;
     let cap = options.max_evaluations;
     let device = list.device();
     let first_phase: Arc<str> = Arc::from(format!("{device}, region list"));
@@ -512,7 +518,7 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
         .zip(&upper)
         .map(|(&a, &b)| half_width(a, b))
         .collect();
-    let rule = super::CubatureRule::<T>::new(lower.len());
+    let rule = super::CubatureRule::<T>::with_set(DEVICE_RULE, lower.len());
     let mut x = vec![T::zero(); lower.len()];
     rule_point(k, &center, &half, rule.generators(), &mut x);
     let columns: Vec<&[T]> = x.iter().map(std::slice::from_ref).collect();
@@ -530,7 +536,7 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
 
 #[cfg(test)]
 mod tests {
-    //! The driver on a list kept by the CPU with the host's rule ([`super::super::CubatureRule`])
+    //! The driver on a list kept by the CPU with the device's rule ([`super::DEVICE_RULE`])
     //! and [`settle`] / [`is_active`]: what the device's kernels compute, one region at a time.
     use super::*;
     use crate::backend::region_sums;
@@ -565,7 +571,7 @@ mod tests {
         fn new(f: &'a F, dims: usize, capacity: u64) -> Self {
             HostList {
                 f,
-                rule: CubatureRule::new(dims),
+                rule: CubatureRule::with_set(DEVICE_RULE, dims),
                 dims,
                 lower: Vec::new(),
                 upper: Vec::new(),

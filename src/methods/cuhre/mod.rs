@@ -217,13 +217,19 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
     schedule: Schedule,
     options: &Options,
 ) -> Result<Outcome<T>> {
+    check(f, region, options)?;
+    // A device's region list computes its own rule (device::DEVICE_RULE).
+    if schedule == Schedule::Parallel {
+        if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
+            return outcome;
+        }
+    }
     let set = PointSet::for_dims(region.dims());
-    cuhre_with_rule(f, backend, region, schedule, options, set)
+    host(f, backend, region, schedule, options, set)
 }
 
-/// [`cuhre`] with the rule of point set `set` (degree 9 needs at least two dimensions): for
-/// comparing the rules. A device keeps the region list only with the drivers' rule
-/// ([`PointSet::for_dims`]); with another the rounds run on the host's list.
+/// [`cuhre`] with the rule of point set `set` (degree 9 needs at least two dimensions), the
+/// region list on the host: for comparing the rules.
 pub fn cuhre_with_rule<T: Real, F: Integrand, B: Backend>(
     f: &F,
     backend: &B,
@@ -232,6 +238,18 @@ pub fn cuhre_with_rule<T: Real, F: Integrand, B: Backend>(
     options: &Options,
     set: PointSet,
 ) -> Result<Outcome<T>> {
+    check(f, region, options)?;
+    if set == PointSet::Degree9 && region.dims() < 2 {
+        return Err(Error::InvalidOption {
+            option: "rule",
+            reason: "the degree-9 rule needs at least two dimensions".into(),
+        });
+    }
+    host(f, backend, region, schedule, options, set)
+}
+
+/// The options valid, and as many variables as the box has axes.
+fn check<T: Real, F: Integrand>(f: &F, region: &Hyperbox<T>, options: &Options) -> Result<()> {
     options.validate()?;
     let dims = region.dims();
     if f.dims() != dims {
@@ -243,17 +261,19 @@ pub fn cuhre_with_rule<T: Real, F: Integrand, B: Backend>(
             ),
         });
     }
-    if set == PointSet::Degree9 && dims < 2 {
-        return Err(Error::InvalidOption {
-            option: "rule",
-            reason: "the degree-9 rule needs at least two dimensions".into(),
-        });
-    }
-    if schedule == Schedule::Parallel && set == PointSet::for_dims(dims) {
-        if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
-            return outcome;
-        }
-    }
+    Ok(())
+}
+
+/// The run on the host's region list (the sequential or the parallel schedule).
+fn host<T: Real, F: Integrand, B: Backend>(
+    f: &F,
+    backend: &B,
+    region: &Hyperbox<T>,
+    schedule: Schedule,
+    options: &Options,
+    set: PointSet,
+) -> Result<Outcome<T>> {
+    let dims = region.dims();
     let mut regions = Regions::new(f, backend, CubatureRule::with_set(set, dims));
     if (regions.rule.points() as u64) > options.max_evaluations {
         return Ok(nothing_done());

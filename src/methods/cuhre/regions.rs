@@ -39,17 +39,6 @@ use crate::rules::{half_width, midpoint};
 /// at 25 to 40% fewer evaluations.
 pub const SAFETY: f64 = 20.0;
 
-/// EXPERIMENT: the factor for a rule.
-pub(super) fn safety(set: crate::backend::PointSet) -> f64 {
-    match set {
-        crate::backend::PointSet::Degree7 => SAFETY,
-        crate::backend::PointSet::Degree9 => std::env::var("HPQ_SAFETY9")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(SAFETY),
-    }
-}
-
 /// One subregion's estimate.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Estimate<T> {
@@ -221,7 +210,7 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
             // The factor where the ratio test can be fooled (see SAFETY); the pessimistic
             // branch is DCUHRE's 5 max(e1, e2, e3) as it is.
             let error = if rule.asymptotic {
-                safety(self.rule.set()) * rule.error
+                SAFETY * rule.error
             } else {
                 rule.error
             };
