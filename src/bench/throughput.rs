@@ -235,6 +235,9 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
 /// One batch to measure: dimensions, method, precision, relative tolerance.
 type Case = (usize, BatchMethod, Precision, Option<f64>);
 
+/// Row k's value and parameter in quad-double.
+type Sample<'a> = Box<dyn Fn(usize) -> (Qd, Qd) + 'a>;
+
 /// A row that has not run.
 fn empty(case: Case, n: usize, device: Device, threads: usize) -> Row {
     let (dims, method, precision, tolerance) = case;
@@ -305,18 +308,16 @@ fn run_row(case: Case, n: usize, device: Device, threads: usize, config: &Config
         .map_or(String::new(), |f| f.1.to_string());
     // Each sampled value and its parameter in quad-double (exact for f64 and dd values; the
     // parameter as the batch's own precision made it).
-    let sample: Result<Box<dyn Fn(usize) -> (Qd, Qd)>, String> = match columns.values() {
+    let sample: Result<Sample, String> = match columns.values() {
         ValueColumn::F64(v) => ranges[0].points::<f64>().map(|p| {
-            Box::new(move |k: usize| (Qd::from_f64(v[k]), Qd::from_f64(p(k as u64))))
-                as Box<dyn Fn(usize) -> (Qd, Qd)>
+            Box::new(move |k: usize| (Qd::from_f64(v[k]), Qd::from_f64(p(k as u64)))) as Sample
         }),
         ValueColumn::Dd(v) => ranges[0].points::<Dd>().map(|p| {
-            Box::new(move |k: usize| (Qd::from_dd(v[k]), Qd::from_dd(p(k as u64))))
-                as Box<dyn Fn(usize) -> (Qd, Qd)>
+            Box::new(move |k: usize| (Qd::from_dd(v[k]), Qd::from_dd(p(k as u64)))) as Sample
         }),
-        ValueColumn::Qd(v) => ranges[0].points::<Qd>().map(|p| {
-            Box::new(move |k: usize| (v[k], p(k as u64))) as Box<dyn Fn(usize) -> (Qd, Qd)>
-        }),
+        ValueColumn::Qd(v) => ranges[0]
+            .points::<Qd>()
+            .map(|p| Box::new(move |k: usize| (v[k], p(k as u64))) as Sample),
     };
     let sample = match sample {
         Ok(f) => f,
