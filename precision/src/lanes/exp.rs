@@ -337,7 +337,7 @@ fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> (L::V, L
 
 /// `m ? a : b` limb by limb.
 #[inline(always)]
-fn select_limbs<L: Ints, const W: usize>(
+pub(crate) fn select_limbs<L: Ints, const W: usize>(
     l: L,
     m: L::M,
     a: Limbs<L, W>,
@@ -354,7 +354,7 @@ fn select_limbs<L: Ints, const W: usize>(
 /// truncated to the unit 2^-64N, wrapping in the integer limb; bits beyond the integer limb are
 /// dropped, as the scalar function's carry loop stops there.
 #[inline(always)]
-fn add_scaled<L: Ints, const N: usize, const W: usize>(
+pub(crate) fn add_scaled<L: Ints, const N: usize, const W: usize>(
     l: L,
     w: Limbs<L, W>,
     c: L::V,

@@ -127,6 +127,33 @@ pub(crate) fn shl16<L: Ints, const N: usize>(l: L, r: Limbs<L, N>) -> Limbs<L, N
     s
 }
 
+/// `r · 2^s` for `s < 64` lane by lane (the bits shifted out of the top limb dropped).
+#[inline(always)]
+pub(crate) fn shl_bits<L: Ints, const N: usize>(l: L, r: Limbs<L, N>, s: L::U) -> Limbs<L, N> {
+    // A right shift by 64 (where s = 0) gives 0, as `Ints::shr_var` promises.
+    let back = l.u_sub(l.u_splat(64), s);
+    let mut t = r;
+    for i in (0..N).rev() {
+        t[i] = l.shl_var(r[i], s);
+        if i > 0 {
+            t[i] = l.u_or(t[i], l.shr_var(r[i - 1], back));
+        }
+    }
+    t
+}
+
+/// The position of the leading bit of a nonzero `v` (`63 - v.leading_zeros()`), lane by lane:
+/// the exponent of `v` as an exact double, or of `v >> 12` plus 12 where `v >= 2^52`. (AVX-512F
+/// has no leading-zero count; AVX-512CD's would need another instruction set.)
+#[inline(always)]
+pub(crate) fn leading_bit<L: Ints>(l: L, v: L::U) -> L::U {
+    let big = l.u_lt(l.u_splat((1 << 52) - 1), v);
+    let x = l.u_select(big, l.shr(v, 12), v);
+    let exponent = l.shr(l.to_bits(to_f64_52(l, x)), 52);
+    let p = l.u_sub(exponent, l.u_splat(1023));
+    l.u_select(big, l.u_add(p, l.u_splat(12)), p)
+}
+
 /// 2^52 and its bits: `2^52 + u` for `u < 2^52` is exact, and its bits are those of 2^52 plus u.
 const TWO52: f64 = 4503599627370496.0;
 const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
@@ -256,8 +283,9 @@ mod tests {
                 let p0 = mul::<L, 2, 0>(l, a, b);
                 let p1 = mul::<L, 2, 1>(l, a, [b[0], l.u_splat(0)]);
                 let sh = shl16(l, [a[0], l.u_and(a[1], l.u_splat(0xffff_ffff_ffff))]);
+                let v = shl_bits(l, a, l.u_and(b[0], l.u_splat(63)));
                 vec![
-                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1],
+                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1], v[0], v[1],
                 ]
             },
             |v| {
@@ -267,8 +295,13 @@ mod tests {
                 let p0 = crate::fixed::mul::<2, 0>(a, b);
                 let p1 = crate::fixed::mul::<2, 1>(a, [b[0], 0]);
                 let sh = crate::fixed::shl16([a[0], a[1] & 0xffff_ffff_ffff]);
+                let k = (b[0] & 63) as u32;
+                let v = [
+                    a[0] << k,
+                    a[1] << k | if k > 0 { a[0] >> (64 - k) } else { 0 },
+                ];
                 vec![
-                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1],
+                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1], v[0], v[1],
                 ]
             },
         );
@@ -312,12 +345,22 @@ mod tests {
             |l, v| {
                 let u53 = l.shr(v[0], 11);
                 let u52 = l.shr(v[0], 12);
-                vec![l.to_bits(to_f64_53(l, u53)), l.to_bits(to_f64_52(l, u52))]
+                // Leading bits at every position: v shifted right by its own low six bits.
+                let short = l.shr_var(v[0], l.u_and(v[0], l.u_splat(63)));
+                vec![
+                    l.to_bits(to_f64_53(l, u53)),
+                    l.to_bits(to_f64_52(l, u52)),
+                    leading_bit(l, l.u_or(v[0], l.u_splat(1))),
+                    leading_bit(l, l.u_or(short, l.u_splat(1))),
+                ]
             },
             |v| {
+                let short = v[0] >> (v[0] & 63);
                 vec![
                     ((v[0] >> 11) as f64).to_bits(),
                     ((v[0] >> 12) as f64).to_bits(),
+                    63 - (v[0] | 1).leading_zeros() as u64,
+                    63 - (short | 1).leading_zeros() as u64,
                 ]
             },
         );
