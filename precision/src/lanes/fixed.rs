@@ -154,6 +154,73 @@ pub(crate) fn leading_bit<L: Ints>(l: L, v: L::U) -> L::U {
     l.u_select(big, l.u_add(p, l.u_splat(12)), p)
 }
 
+/// `m ? a : b` limb by limb.
+#[inline(always)]
+pub(crate) fn select_limbs<L: Ints, const W: usize>(
+    l: L,
+    m: L::M,
+    a: Limbs<L, W>,
+    b: Limbs<L, W>,
+) -> Limbs<L, W> {
+    let mut r = a;
+    for i in 0..W {
+        r[i] = l.u_select(m, a[i], b[i]);
+    }
+    r
+}
+
+/// `t` shifted left until its leading bit is the top bit of its last limb, and the shift `k`
+/// (an integral double): the leading bit was bit `64 W - 1 - k`. For `t` nonzero in its top two
+/// limbs (elsewhere the result is of no use, but harmless).
+#[inline(always)]
+pub(crate) fn normalise<L: Ints, const W: usize>(l: L, t: Limbs<L, W>) -> (Limbs<L, W>, L::V) {
+    let z = l.u_splat(0);
+    let top_zero = l.u_eq(t[W - 1], z);
+    let mut up = t;
+    for k in (1..W).rev() {
+        up[k] = t[k - 1];
+    }
+    up[0] = z;
+    let t = select_limbs(l, top_zero, up, t);
+    let bit = leading_bit(l, t[W - 1]);
+    let s = l.u_sub(l.u_splat(63), bit);
+    let k = l.add(
+        to_f64_52(l, s),
+        l.select(top_zero, l.splat(64.0), l.splat(0.0)),
+    );
+    (shl_bits(l, t, s), k)
+}
+
+/// Piece `n` of `crate::fixed::chunk_scaled(t, p - 52 - 53 n, 53, unit)`, the 53-bit pieces
+/// from the leading bit `p` of `t` as `log_fixed` and `fraction_to_dd`/`qd` cut them, from `s`
+/// and `k` of [`normalise`]: its 53 bits times 2^(p - 52 - 53 n + unit), where
+/// `top = 64 W - 1 + unit` (`p + unit = top - k`). Bits below the last limb of `t` were
+/// shifted in as zeros, as `chunk_scaled` counts them.
+#[inline(always)]
+pub(crate) fn piece<L: Ints, const W: usize>(
+    l: L,
+    s: &Limbs<L, W>,
+    n: usize,
+    k: L::V,
+    top: f64,
+) -> L::V {
+    let pos = 64 * W as isize - 53 - 53 * n as isize;
+    let b = if pos < 0 {
+        // The piece reaches below the last limb (`fraction_to_dd`'s third): zeros there.
+        l.shl(s[0], -pos as u32)
+    } else {
+        let (i, o) = (pos as usize / 64, pos as usize % 64);
+        let mut b = l.shr(s[i], o as u32);
+        if o > 0 && i + 1 < W {
+            b = l.u_or(b, l.shl(s[i + 1], 64 - o as u32));
+        }
+        b
+    };
+    let b = l.u_and(b, l.u_splat((1u64 << 53) - 1));
+    let scale = l.sub(l.splat(top - 52.0 - 53.0 * n as f64), k);
+    l.mul(to_f64_53(l, b), pow2(l, scale))
+}
+
 /// 2^52 and its bits: `2^52 + u` for `u < 2^52` is exact, and its bits are those of 2^52 plus u.
 const TWO52: f64 = 4503599627370496.0;
 const TWO52_BITS: u64 = 0x4330_0000_0000_0000;

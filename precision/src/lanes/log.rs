@@ -12,9 +12,9 @@
 
 use super::dd::DdV;
 use super::eft::quick_two_sum;
-use super::exp::{add_scaled, select_limbs};
-use super::fixed::{add, ldexp, leading_bit, mul, mul_wide, pow2, shl_bits, sub};
-use super::fixed::{to_f64_52, to_f64_53, to_i64, Limbs};
+use super::exp::add_scaled;
+use super::fixed::{add, ldexp, mul, mul_wide, normalise, piece, select_limbs, shl_bits, sub};
+use super::fixed::{to_f64_52, to_i64, Limbs};
 use super::ints::Ints;
 use super::qd::{renormalise, QdV};
 use crate::exp_fixed::LN2_FIX;
@@ -38,6 +38,9 @@ static R2: [[u64; 1]; 258] = one_limb(&LOG_R2);
 static L1: [[u64; 4]; 256] = LOG_L1;
 static L2: [[u64; 4]; 258] = LOG_L2;
 
+/// The weight of the top bit of |ln x|'s limbs (the integer limb's), for [`piece`].
+const TOP: f64 = 63.0;
+
 /// Lower components beyond this fraction of the leading one go to the scalar method: in a
 /// normalised expansion they are below 2^-52 of it (so `m` stays in [1, 2)); the rest are
 /// malformed, infinite or NaN.
@@ -59,9 +62,9 @@ pub(crate) fn ln_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
     let (e, j, i, d, outside) = reduce::<L, 2, 3>(l, &c);
     let (negative, t, small) = finish::<L, 2, 3>(l, (e, j, i), ln_1p_2(l, d), 52);
     let (s, k) = normalise(l, t);
-    let c0 = piece(l, &s, 0, k);
-    let c1 = piece(l, &s, 1, k);
-    let c2 = piece(l, &s, 2, k);
+    let c0 = piece(l, &s, 0, k, TOP);
+    let c1 = piece(l, &s, 1, k, TOP);
+    let c2 = piece(l, &s, 2, k, TOP);
     let (hi, lo) = quick_two_sum(l, c0, l.add(c1, c2));
     let r = [
         l.select(negative, l.neg(hi), hi),
@@ -94,11 +97,11 @@ pub(crate) fn ln_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
     let q = renormalise(
         l,
         [
-            piece(l, &s, 0, k),
-            piece(l, &s, 1, k),
-            piece(l, &s, 2, k),
-            piece(l, &s, 3, k),
-            piece(l, &s, 4, k),
+            piece(l, &s, 0, k, TOP),
+            piece(l, &s, 1, k, TOP),
+            piece(l, &s, 2, k, TOP),
+            piece(l, &s, 3, k, TOP),
+            piece(l, &s, 4, k, TOP),
         ],
     );
     let mut out = q;
@@ -262,45 +265,6 @@ fn mul_reciprocal<L: Ints, const W: usize, const SHIFT: u32>(
         out[k] = l.u_or(l.shr(p[k], SHIFT), l.shl(above, 64 - SHIFT));
     }
     out
-}
-
-/// `t` shifted left until its leading bit is the top bit of its last limb, and the shift `k`
-/// (an integral double): `leading_bit::<N>` of the scalar function is `64 W - 1 - k - 64`.
-/// `t` is nonzero in its top two limbs (the small lanes' values are never used).
-#[inline(always)]
-fn normalise<L: Ints, const W: usize>(l: L, t: Limbs<L, W>) -> (Limbs<L, W>, L::V) {
-    let z = l.u_splat(0);
-    let top_zero = l.u_eq(t[W - 1], z);
-    let mut up = t;
-    for k in (1..W).rev() {
-        up[k] = t[k - 1];
-    }
-    up[0] = z;
-    let t = select_limbs(l, top_zero, up, t);
-    let bit = leading_bit(l, t[W - 1]);
-    let s = l.u_sub(l.u_splat(63), bit);
-    let k = l.add(
-        to_f64_52(l, s),
-        l.select(top_zero, l.splat(64.0), l.splat(0.0)),
-    );
-    (shl_bits(l, t, s), k)
-}
-
-/// Piece `n` of `log_fixed`'s `chunk_scaled(t, p - 52 - 53 n, 53, -64 N)` from the normalised
-/// `s` of `W` limbs (the leading bit of `t`, at `p`, moved to bit `64 W - 1` by the shift `k`):
-/// its 53 bits times 2^(p - 52 - 53 n - 64 N), with `p - 64 N = 63 - k`. Bits below the last
-/// limb of `t` were shifted in as zeros, as `chunk_scaled` counts them.
-#[inline(always)]
-fn piece<L: Ints, const W: usize>(l: L, s: &Limbs<L, W>, n: usize, k: L::V) -> L::V {
-    let pos = 64 * W - 53 - 53 * n;
-    let (i, o) = (pos / 64, pos % 64);
-    let mut b = l.shr(s[i], o as u32);
-    if o > 0 && i + 1 < W {
-        b = l.u_or(b, l.shl(s[i + 1], 64 - o as u32));
-    }
-    let b = l.u_and(b, l.u_splat((1u64 << 53) - 1));
-    let scale = l.sub(l.splat(11.0 - 53.0 * n as f64), k);
-    l.mul(to_f64_53(l, b), pow2(l, scale))
 }
 
 /// The series' n-th coefficient 2^-15n/n in the top `N` limbs.

@@ -40,6 +40,7 @@ mod qd;
 mod simd;
 #[cfg(test)]
 mod tests;
+mod trig;
 
 use ints::Ints;
 use simd::{Lanes, Scalar};
@@ -154,6 +155,10 @@ pub trait Columns: Copy + Sized {
     fn tanh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
     /// `a.ln()` (on [`Isa::Scalar`], the scalar method).
     fn ln_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.sin()` (on [`Isa::Scalar`], the scalar method).
+    fn sin_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.cos()` (on [`Isa::Scalar`], the scalar method).
+    fn cos_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
 }
 
 /// A value as `N` components.
@@ -531,6 +536,28 @@ kernel!(
 );
 
 kernel!(DdLn, Dd, 2, 0, |l, a, _b| log::ln_dd(l, a), |a, _b| a.ln());
+kernel!(
+    DdSin,
+    Dd,
+    2,
+    0,
+    |l, a, _b| {
+        let (s, _, redo) = trig::sin_cos_dd(l, a);
+        (s, redo)
+    },
+    |a, _b| a.sin()
+);
+kernel!(
+    DdCos,
+    Dd,
+    2,
+    0,
+    |l, a, _b| {
+        let (_, c, redo) = trig::sin_cos_dd(l, a);
+        (c, redo)
+    },
+    |a, _b| a.cos()
+);
 
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
@@ -619,12 +646,34 @@ kernel!(
     |a, _b| a.tanh()
 );
 kernel!(QdLn, Qd, 4, 0, |l, a, _b| log::ln_qd(l, a), |a, _b| a.ln());
+kernel!(
+    QdSin,
+    Qd,
+    4,
+    0,
+    |l, a, _b| {
+        let (s, _, redo) = trig::sin_cos_qd(l, a);
+        (s, redo)
+    },
+    |a, _b| a.sin()
+);
+kernel!(
+    QdCos,
+    Qd,
+    4,
+    0,
+    |l, a, _b| {
+        let (_, c, redo) = trig::sin_cos_qd(l, a);
+        (c, redo)
+    },
+    |a, _b| a.cos()
+);
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
      $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident, $exp_m1:ident,
-     $sinh:ident, $tanh:ident, $ln:ident) => {
+     $sinh:ident, $tanh:ident, $ln:ident, $sin:ident, $cos:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -668,15 +717,21 @@ macro_rules! impl_columns {
             fn ln_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $ln)
             }
+            fn sin_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $sin)
+            }
+            fn cos_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $cos)
+            }
         }
     };
 }
 
 impl_columns!(
     Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh,
-    DdExpM1, DdSinh, DdTanh, DdLn
+    DdExpM1, DdSinh, DdTanh, DdLn, DdSin, DdCos
 );
 impl_columns!(
     Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh,
-    QdExpM1, QdSinh, QdTanh, QdLn
+    QdExpM1, QdSinh, QdTanh, QdLn, QdSin, QdCos
 );

@@ -541,3 +541,98 @@ fn qd_ln_columns_have_the_scalar_bits() {
         assert_same("ln", isa, &d, |i| a[i].ln(), qd_limbs);
     }
 }
+
+/// Arguments of sin and cos: every range `trig::sin_cos` distinguishes, and the points between.
+fn trig_arguments(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let tail = |rng: &mut StdRng, x: Qd| {
+        let c1 = x.0[0] * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c2 = c1 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c3 = c2 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        x + Qd::new(0.0, c1, c2, c3)
+    };
+    (0..N)
+        .map(|_| match rng.gen_range(0..10) {
+            // The integrands' range and somewhat beyond, both signs.
+            0..=2 => {
+                let x = Qd::from_f64(rng.gen_range(-8.0..8.0));
+                tail(&mut rng, x)
+            }
+            // Every magnitude of the fixed path, 2^-24 to 2^50, and a little outside it.
+            3 | 4 => {
+                let x = Qd::from_f64(double(&mut rng, 52));
+                tail(&mut rng, x)
+            }
+            // Near multiples of π/2 at every distance: the quadrant's first guess corrected
+            // either way, results too small for the fixed point (the Cody–Waite path).
+            5 | 6 => {
+                let k = rng.gen_range(-100_000..100_000) as f64;
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(0..70));
+                tail(&mut rng, crate::Qd::PI * (k / 2.0) + d)
+            }
+            // Near the tables' borders: θ = j/2^8 and i/2^16 (θ's leading bits all ones).
+            7 => {
+                let j = rng.gen_range(0..=402) as f64 / 256.0;
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(8..120));
+                let q = rng.gen_range(0..8) as f64;
+                tail(&mut rng, crate::Qd::PI * (q / 2.0) + j + d)
+            }
+            // Zeros, special values, huge and tiny values.
+            8 => match rng.gen_range(0..3) {
+                0 => Qd::from_f64(special(&mut rng)),
+                1 => Qd::from_f64(double(&mut rng, 1074) * 1e-300),
+                _ => {
+                    let x = Qd::from_f64(double(&mut rng, 300));
+                    tail(&mut rng, x)
+                }
+            },
+            // Malformed values (the lanes hand them to the scalar method).
+            _ => {
+                let hi = rng.gen_range(-20.0..20.0);
+                let lo = [0.75, -3.0, 1e300, f64::INFINITY, f64::NAN, 5e-324, -1e-9]
+                    [rng.gen_range(0..7)];
+                let mut c = [hi, 0.0, 0.0, 0.0];
+                c[rng.gen_range(1..4)] = lo;
+                Qd(c)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dd_sin_cos_columns_have_the_scalar_bits() {
+    let a: Vec<Dd> = trig_arguments(14)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    // Results below 2^-12 in size near multiples of π/2 (the Cody–Waite path).
+    let small = |x: Dd| {
+        let (s, c) = (x.sin().hi.abs(), x.cos().hi.abs());
+        x.hi.abs() > 1.0 && s.min(c) < 1.0 / 4096.0
+    };
+    assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
+        <Dd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_sin_cos_columns_have_the_scalar_bits() {
+    let a = trig_arguments(15);
+    let small = |x: Qd| {
+        let (s, c) = (x.sin().0[0].abs(), x.cos().0[0].abs());
+        x.0[0].abs() > 1.0 && s.min(c) < 5.96e-8
+    };
+    assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
+        <Qd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
+    }
+}
