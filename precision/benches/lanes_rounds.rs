@@ -136,6 +136,10 @@ fn main() {
     all.extend(variants("Qd tanh", &qd, Qd::tanh, Qd::tanh_cols));
     all.extend(variants("Dd ln", &dd, Dd::ln, Dd::ln_cols));
     all.extend(variants("Qd ln", &qd, Qd::ln, Qd::ln_cols));
+    all.extend(variants("Dd sin", &dd, Dd::sin, Dd::sin_cols));
+    all.extend(variants("Dd cos", &dd, Dd::cos, Dd::cos_cols));
+    all.extend(variants("Qd sin", &qd, Qd::sin, Qd::sin_cols));
+    all.extend(variants("Qd cos", &qd, Qd::cos, Qd::cos_cols));
     if !names.is_empty() {
         all.retain(|(name, _)| names.iter().any(|n| name.contains(n.as_str())));
     }
