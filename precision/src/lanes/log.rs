@@ -17,6 +17,7 @@ use super::fixed::{add, ldexp, mul, mul_wide, normalise, piece, select_limbs, sh
 use super::fixed::{to_f64_52, to_i64, Limbs};
 use super::ints::Ints;
 use super::qd::{renormalise, QdV};
+use super::simd::Lanes;
 use crate::exp_fixed::LN2_FIX;
 use crate::log_fixed::{LOG_COEFFS, LOG_L1, LOG_L2, LOG_R1, LOG_R2};
 
@@ -169,16 +170,22 @@ fn redo<L: Ints>(l: L, k: &Cases<L>, flagged: L::M) -> L::M {
     l.or(k.scalar, l.and(k.fixed, flagged))
 }
 
+/// What [`reduce`] gives: `e`, `j`, `i`, `d` and the malformed lanes.
+type Reduced<L, const N: usize> = (
+    <L as Lanes>::V,
+    <L as Ints>::U,
+    <L as Ints>::U,
+    Limbs<L, N>,
+    <L as Lanes>::M,
+);
+
 /// The first half of `log_fixed::ln_fixed_abs::<N>` for the components `c` of a finite
 /// positive value with a normal leading component (`W = N + 1`): the exponent `e` of
 /// `x = 2^e m` (an integral double), the table indices `j` and `i`, the rest `d` for the series,
 /// and the lanes whose `m` fell outside [1, 2) (malformed: the scalar method takes them). (Two
 /// halves around the series rather than one function taking it, as in `exp.rs`.)
 #[inline(always)]
-fn reduce<L: Ints, const N: usize, const W: usize>(
-    l: L,
-    c: &[L::V],
-) -> (L::V, L::U, L::U, Limbs<L, N>, L::M) {
+fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> Reduced<L, N> {
     let z = l.u_splat(0);
     let field = l.u_and(l.shr(l.to_bits(c[0]), 52), l.u_splat(0x7ff));
     // e = field - 1023 as a double (exact), and m = x 2^-e converted.
