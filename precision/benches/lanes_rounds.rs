@@ -9,8 +9,9 @@
 //! as the tape's loops are), and the column function (`Columns::exp_cols`, `cosh_cols`...) on
 //! each instruction set the CPU has.
 //!
-//! Run: `cargo bench -p hpquad-precision --bench lanes_rounds [-- ROUNDS [REPS]]`
-//! (defaults 9 and 20).
+//! Run: `cargo bench -p hpquad-precision --bench lanes_rounds [-- ROUNDS [REPS] [NAME...]]`
+//! (defaults 9 and 20; with NAMEs, only the variants whose name contains one of them, such as
+//! `"Qd ln"`).
 
 use precision::lanes::{Columns, Isa};
 use precision::{Dd, Qd};
@@ -110,6 +111,10 @@ fn main() {
     let numbers: Vec<usize> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     let rounds = numbers.first().copied().unwrap_or(9);
     let reps = numbers.get(1).copied().unwrap_or(20);
+    let names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+        .collect();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "functions over {N} arguments, {rounds} rounds, best of {reps} passes each; load \
@@ -129,6 +134,15 @@ fn main() {
     all.extend(variants("Qd exp_m1", &qd, Qd::exp_m1, Qd::exp_m1_cols));
     all.extend(variants("Qd sinh", &qd, Qd::sinh, Qd::sinh_cols));
     all.extend(variants("Qd tanh", &qd, Qd::tanh, Qd::tanh_cols));
+    all.extend(variants("Dd ln", &dd, Dd::ln, Dd::ln_cols));
+    all.extend(variants("Qd ln", &qd, Qd::ln, Qd::ln_cols));
+    all.extend(variants("Dd sin", &dd, Dd::sin, Dd::sin_cols));
+    all.extend(variants("Dd cos", &dd, Dd::cos, Dd::cos_cols));
+    all.extend(variants("Qd sin", &qd, Qd::sin, Qd::sin_cols));
+    all.extend(variants("Qd cos", &qd, Qd::cos, Qd::cos_cols));
+    if !names.is_empty() {
+        all.retain(|(name, _)| names.iter().any(|n| name.contains(n.as_str())));
+    }
 
     let mut times = vec![Vec::new(); all.len()];
     for r in 0..rounds {

@@ -255,7 +255,7 @@ pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
 }
 
 /// 2^-24: from here to `FIXED_LIMIT` `sin_cos` tries the fixed-point path (`trig_fixed.rs`).
-const FIXED_LOWER: f64 = 5.960464477539063e-8;
+pub(crate) const FIXED_LOWER: f64 = 5.960464477539063e-8;
 
 /// `(sin x, cos x)` in fixed point (`trig_fixed.rs`), or `None` where a result is too small for
 /// its absolute accuracy.

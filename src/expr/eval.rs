@@ -489,7 +489,7 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp, expm1, sinh, cosh, tanh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
+/// sqrt, exp, expm1, sinh, cosh, tanh, ln, sin, cos): the same bits as [`run`]'s loops, several points per instruction. Returns whether
 /// it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
@@ -575,6 +575,14 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
         },
         Kind::Unary(Func::Exp) => match a {
             Src::Col(x) => X::exp_cols(isa, d, x),
+            _ => return false,
+        },
+        Kind::Unary(f @ (Func::Ln | Func::Sin | Func::Cos)) => match a {
+            Src::Col(x) => match f {
+                Func::Ln => X::ln_cols(isa, d, x),
+                Func::Sin => X::sin_cols(isa, d, x),
+                _ => X::cos_cols(isa, d, x),
+            },
             _ => return false,
         },
         Kind::Unary(f @ (Func::ExpM1 | Func::Sinh | Func::Cosh | Func::Tanh)) => match a {
@@ -726,6 +734,105 @@ mod tests {
             let functions = [Func::Exp, Func::Cosh, Func::ExpM1];
             assert!(
                 functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
+                "{source}: {kinds:?}"
+            );
+            lanes_against_scalar::<T>(&e, xs, ys, source);
+        }
+        for source in integrands {
+            check::<Dd>(source, &xs, &ys);
+            check::<Qd>(source, &xs, &ys);
+        }
+    }
+
+    /// Integrands with ln give the scalar loops' bits in dd and qd, at points of the unit
+    /// square, near 1 (where ln takes its Newton path), across many magnitudes, and at
+    /// negative points and zero (NaN and -inf).
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_ln() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "log(x)",
+            "log(1+x)",
+            "log(x)/sqrt(x)",
+            "x*log(x) + y*log(y)",
+            "log(x)^2 - log(y)",
+            "log(x*y)",
+            "log(1 + x^2 + y^2)",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "log(x)*log(y)",
+            "log(abs(x - y))",
+            "exp(x*log(y))",
+            "log(x)/(1 + x^2)",
+            "log(1 - x*y/2) + log(x/(1+y))",
+            "log(exp(x) + exp(y))",
+            "sqrt(x)*log(1/x)",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(18);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 4 {
+            0 => rng.gen_range(0.0..1.0),
+            1 => 1.0 + rng.gen_range(-1.0..1.0) * 2f64.powi(-rng.gen_range(1..60)),
+            2 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-1000..1000)),
+            _ => [0.0, -0.0, 1.0, 2.0, 0.5, -1.0][rng.gen_range(0..6)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            assert!(
+                kinds.contains(&Kind::Unary(Func::Ln)),
+                "{source}: {kinds:?}"
+            );
+            lanes_against_scalar::<T>(&e, xs, ys, source);
+        }
+        for source in integrands {
+            check::<Dd>(source, &xs, &ys);
+            check::<Qd>(source, &xs, &ys);
+        }
+    }
+
+    /// Integrands with sin and cos give the scalar loops' bits in dd and qd, at points of the
+    /// unit square, near multiples of π/2 (where a result is tiny and the scalar functions take
+    /// another path), at large arguments and at special values.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_sin_and_cos() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "sin(x)",
+            "cos(x)",
+            "exp(2*x)*sin(3*x)",
+            "exp(-3*x)*cos(5*pi*x)",
+            "sqrt(exp(cos(x^(x^x))))",
+            "exp(x - y) * cos(3*x + y) + y^3",
+            "sin(x)*cos(y)",
+            "sin(x)/x",
+            "cos(x1 + 2*x2)",
+            "sin(pi*x)^2 + cos(pi*y)^2",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "cos(2*pi*x + y)",
+            "sin(1/x)",
+            "x*sin(10*x*y) - cos(x*y)",
+            "sin(exp(x)) + cos(log(1 + y))",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(19);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 4 {
+            0 => rng.gen_range(0.0..1.0),
+            1 => {
+                let k = rng.gen_range(-20..20) as f64;
+                k * std::f64::consts::FRAC_PI_2 + rng.gen_range(-1.0..1.0) * 1e-9
+            }
+            2 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-40..70)),
+            _ => [0.0, -0.0, 1.0, f64::INFINITY, f64::NAN, 1e300][rng.gen_range(0..6)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            assert!(
+                kinds.contains(&Kind::Unary(Func::Sin)) || kinds.contains(&Kind::Unary(Func::Cos)),
                 "{source}: {kinds:?}"
             );
             lanes_against_scalar::<T>(&e, xs, ys, source);
