@@ -1044,12 +1044,6 @@ fn calls_on_one_batch_reuse_its_device_buffers() {
                 .expect("a batch")
         };
         let (cpu, gpu) = (on(&batch, Device::Cpu), on(&gpu, Device::Gpu));
-        compare(
-            &cpu,
-            &gpu,
-            true,
-            0.0,
-            &format!("{precision:?} {method} n={n}"),
-        );
+        compare(&cpu, &gpu, true, 0.0, &format!("{precision:?} {method} n={n}"));
     }
 }

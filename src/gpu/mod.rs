@@ -169,18 +169,6 @@ struct PointStaging {
     values: Vec<f64>,
 }
 
-/// The buffers a `Gpu` keeps are freed by cudarc without making their context current
-/// (`cuMemFreeAsync`), and a free that fails poisons the context for every later call
-/// (CUDA_ERROR_INVALID_CONTEXT from the next module load or allocation). A `Gpu` may be dropped
-/// on another thread than the one that used it (a batch kept by its caller after a sweep on a
-/// pool worker), so it makes its context current before its fields go.
-impl Drop for Gpu {
-    fn drop(&mut self) {
-        // Should this fail, the frees fail as they would have, and cudarc reports it.
-        let _ = self._ctx.bind_to_thread();
-    }
-}
-
 impl Gpu {
     /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC.
     pub fn new(ordinal: usize) -> Result<Gpu> {
