@@ -1013,37 +1013,3 @@ fn throughput_of_sweep_columns() {
         check(&columns, &range, dims, &format!("{dims}-D faq {n}"));
     }
 }
-
-/// A batch keeps its device and the device its buffers between calls: calls of other sizes,
-/// precisions and methods on one batch (and its clones, which share the device) reuse or
-/// replace them, and every row is still the CPU's bits.
-#[test]
-#[ignore = "needs a CUDA device"]
-fn calls_on_one_batch_reuse_its_device_buffers() {
-    let batch = Batch::new("exp(-p*x)", &["p"])
-        .unwrap()
-        .bounds("0", "1")
-        .method(BatchMethod::GaussKronrod);
-    let gpu = batch.clone().device(Device::Gpu);
-    let calls = [
-        (Precision::Dd, BatchMethod::GaussKronrod, 400),
-        (Precision::Dd, BatchMethod::GaussKronrod, 40),
-        (Precision::Dd, BatchMethod::GaussKronrod, 400),
-        (Precision::Qd, BatchMethod::GaussKronrod, 300),
-        (Precision::Qd, BatchMethod::AdaptiveSimpson, 100),
-        (Precision::Dd, BatchMethod::Faq, 500),
-    ];
-    for (precision, method, n) in calls {
-        let rows = linspace("0.5", "40", n);
-        let on = |b: &Batch, device| {
-            b.clone()
-                .precision(precision)
-                .method(method)
-                .device(device)
-                .compute(&rows)
-                .expect("a batch")
-        };
-        let (cpu, gpu) = (on(&batch, Device::Cpu), on(&gpu, Device::Gpu));
-        compare(&cpu, &gpu, true, 0.0, &format!("{precision:?} {method} n={n}"));
-    }
-}
