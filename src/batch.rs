@@ -14,7 +14,7 @@
 //! the failures listed apart), the same integrals without a tuple or a row per integral on
 //! the host, which at millions of integrals on the GPU is most of the time.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use precision::{Dd, Qd, Real};
 use rayon::prelude::*;
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::estimate::Value;
 use crate::expr::Expr;
 use crate::gpu::{
-    self, trace, BatchParams, BatchSettings, ColumnsApart, Gpu, GpuReal, ParamSource, RowFailure,
+    self, BatchParams, BatchSettings, ColumnsApart, Gpu, GpuReal, ParamSource, RowFailure,
 };
 use crate::methods::batch::faq::{self, Steps};
 use crate::methods::batch::kronrod::{self, Scratch};
@@ -401,32 +401,6 @@ pub struct Batch {
     threads: usize,
     device: Device,
     gpu_chunk: usize,
-    gpu: KeptGpu,
-}
-
-/// The GPU of a batch's sweeps: opened by the first and kept, with the device buffers it
-/// keeps, for the next (clones of the batch share it).
-#[derive(Clone, Default)]
-struct KeptGpu(Arc<Mutex<Option<Arc<Gpu>>>>);
-
-impl KeptGpu {
-    /// The device, opened now if no sweep has opened it.
-    fn get(&self) -> Result<Arc<Gpu>> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(gpu) = kept.as_ref() {
-            return Ok(gpu.clone());
-        }
-        let gpu = Arc::new(Gpu::new(0)?);
-        *kept = Some(gpu.clone());
-        Ok(gpu)
-    }
-}
-
-impl std::fmt::Debug for KeptGpu {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let open = self.0.lock().is_ok_and(|g| g.is_some());
-        write!(f, "KeptGpu({})", if open { "open" } else { "not opened" })
-    }
 }
 
 /// The smallest batch that [`Device::Auto`] sends to the GPU: below it, starting the device
@@ -464,7 +438,6 @@ impl Batch {
             threads: 0,
             device: Device::Cpu,
             gpu_chunk: 0,
-            gpu: KeptGpu::default(),
         })
     }
 
@@ -748,16 +721,13 @@ impl Batch {
         Value: From<T>,
     {
         let coords = self.integrand.coordinates();
-        let (source, vars, device) = trace::time("batch kernel source", || self.gpu_kernel(job))?;
+        let (source, vars, device) = self.gpu_kernel(job)?;
         let params = BatchParams {
             rows: n,
             sources,
             values: &[],
         };
-        let columns = trace::time("batch on the device", || {
-            device.batch(&source, coords, vars, &params, &self.gpu_settings(job))
-        })?;
-        let _host = trace::Span::new("batch columns on the host");
+        let columns = device.batch(&source, coords, vars, &params, &self.gpu_settings(job))?;
         if columns.len() != n {
             return Err(Error::Gpu(format!(
                 "the device returned {} integrals for the {n} it was given",
@@ -1057,7 +1027,7 @@ impl Batch {
     }
 
     /// The batch kernel in `T` (its source, the integrand's variables) and the device.
-    fn gpu_kernel<T: Real + GpuReal>(&self, job: &Job<'_, T>) -> Result<(String, usize, Arc<Gpu>)> {
+    fn gpu_kernel<T: Real + GpuReal>(&self, job: &Job<'_, T>) -> Result<(String, usize, Gpu)> {
         let gpu_error = |e: crate::expr::cuda::CodegenError| Error::Gpu(e.to_string());
         // The integrand and the bounds as device code; a bound that did not parse stopped the
         // batch in validate.
@@ -1070,7 +1040,7 @@ impl Batch {
         let nodes = job.rule.map_or(0, |r| r.nodes().len());
         let coords = self.integrand.coordinates();
         let source = Gpu::batch_source::<T>(&integrand, &bounds, self.method, coords, nodes)?;
-        Ok((source, integrand.dims, self.gpu.get()?))
+        Ok((source, integrand.dims, Gpu::new(0)?))
     }
 
     /// The settings of the batch's launches.

@@ -17,7 +17,7 @@ use precision::Real;
 use rayon::prelude::*;
 
 use super::launch::{self, BatchBuffers, BatchKernel};
-use super::{function_prelude, splice, trace, Gpu, GpuError, GpuReal, Result, BATCH_CU};
+use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, BATCH_CU};
 use crate::expr::cuda::CudaIntegrand;
 use crate::methods::batch::faq::Steps;
 use crate::methods::batch::kronrod::MAX_PIECES;
@@ -475,62 +475,45 @@ impl Gpu {
         if n == 0 {
             return Ok(out);
         }
-        let module = trace::time("batch module (cache key, lookup)", || {
-            self.compiler.module(
-                &format!(
-                    "hpquad_batch_{}_{}.cu",
-                    method_tag(settings.method),
-                    T::NAME
-                ),
-                source,
-            )
-        })?;
+        let module = self.compiler.module(
+            &format!(
+                "hpquad_batch_{}_{}.cu",
+                method_tag(settings.method),
+                T::NAME
+            ),
+            source,
+        )?;
         let kernel =
             BatchKernel::from_module(&module, settings.method, T::NAME, coords, vars, nodes)?;
-        // The last batch's buffers when they fit, new ones otherwise; kept for the next batch
-        // (a failed launch drops them).
-        let mut kept = self.batches.lock().unwrap_or_else(|e| e.into_inner());
-        let mut buffers = trace::time("batch device buffers", || {
-            let reused = match kept.take() {
-                Some(b) => b.reused(&self.stream, &kernel, chunk, uploaded, &plan, &constants)?,
-                None => None,
-            };
-            match reused {
-                Some(b) => Ok(b),
-                None => {
-                    BatchBuffers::new(&self.stream, &kernel, chunk, uploaded, &plan, &constants)
-                }
-            }
-        })?;
+        let mut buffers =
+            BatchBuffers::new(&self.stream, &kernel, chunk, uploaded, &plan, &constants)?;
         let mut columns = Vec::new();
         let mut start = 0;
         while start < n {
             let end = (start + chunk).min(n);
             let m = end - start;
             upload_columns(params.values, uploaded, start, m, &mut columns);
-            let found = trace::time("batch launch, copies back", || {
-                launch::batch(
-                    &self.stream,
-                    &kernel,
-                    &mut buffers,
-                    &launch::BatchInput {
-                        n: m,
-                        first: start as u64,
-                        columns: &columns,
-                        relative: settings.tolerance.relative,
-                        absolute: settings.tolerance.absolute,
-                        step_min: settings.steps.min,
-                        step_max: settings.steps.max,
-                        max_evaluations: settings.max_evaluations,
-                    },
-                    launch::BatchOutput {
-                        value: &mut out.value[start * T::LIMBS..end * T::LIMBS],
-                        error: &mut out.error[start..end],
-                        evaluations: &mut out.evaluations[start..end],
-                        status: &mut out.status[start..end],
-                    },
-                )
-            })?;
+            let found = launch::batch(
+                &self.stream,
+                &kernel,
+                &mut buffers,
+                &launch::BatchInput {
+                    n: m,
+                    first: start as u64,
+                    columns: &columns,
+                    relative: settings.tolerance.relative,
+                    absolute: settings.tolerance.absolute,
+                    step_min: settings.steps.min,
+                    step_max: settings.steps.max,
+                    max_evaluations: settings.max_evaluations,
+                },
+                launch::BatchOutput {
+                    value: &mut out.value[start * T::LIMBS..end * T::LIMBS],
+                    error: &mut out.error[start..end],
+                    evaluations: &mut out.evaluations[start..end],
+                    status: &mut out.status[start..end],
+                },
+            )?;
             let width = 3 * T::LIMBS;
             for (row, at) in found.rows.iter().zip(found.at.chunks_exact(width)) {
                 let one = |k: usize| T::from_limbs(&at[k * T::LIMBS..(k + 1) * T::LIMBS]);
@@ -539,7 +522,6 @@ impl Gpu {
             }
             start = end;
         }
-        *kept = Some(buffers);
         out.failures.sort_unstable_by_key(|f| f.0);
         Ok(out)
     }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 
 use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
@@ -567,10 +567,46 @@ impl BatchBuffers {
         plan: &[u64],
         constants: &[f64],
     ) -> Result<BatchBuffers> {
-        check_plan(kernel, uploaded, plan, constants)?;
+        if plan.len() != 3 * kernel.params || constants.len() != kernel.constants {
+            return Err(GpuError::Invalid(format!(
+                "kernel '{}' needs a plan of {} numbers and {} constant doubles; got {} and {}",
+                kernel.name,
+                3 * kernel.params,
+                kernel.constants,
+                plan.len(),
+                constants.len()
+            )));
+        }
+        for (v, entry) in plan.chunks_exact(3).enumerate() {
+            let (count, stride, column) = (entry[0], entry[1], entry[2]);
+            let valid = if count == 0 {
+                column < uploaded as u64
+            } else {
+                stride >= 1 && count <= 1 << 53
+            };
+            if !valid {
+                return Err(GpuError::Invalid(format!(
+                    "parameter {v} of kernel '{}': count {count}, stride {stride}, column \
+                     {column} of {uploaded} is neither a sweep nor an uploaded column",
+                    kernel.name
+                )));
+            }
+        }
         let capacity = capacity.max(1);
         let limbs = kernel.limbs;
         let ordinal = stream.context().ordinal();
+        let upload = |host: &[f64]| {
+            // An empty list still needs a valid (one-element) buffer.
+            let host = if host.is_empty() { &[0.0][..] } else { host };
+            stream
+                .clone_htod(host)
+                .map_err(|e| alloc(ordinal, 8 * host.len(), e))
+        };
+        let plan = if plan.is_empty() { &[0][..] } else { plan };
+        let plan = stream
+            .clone_htod(plan)
+            .map_err(|e| alloc(ordinal, 8 * plan.len(), e))?;
+        let constants = upload(constants)?;
         // Every launch writes all of its outputs below n before they are read, and the failure
         // records below the counter, which each launch zeroes: zeros here only keep
         // uninitialised memory out of the picture.
@@ -583,8 +619,8 @@ impl BatchBuffers {
             capacity,
             uploaded,
             columns: zeros(uploaded * limbs * capacity)?,
-            plan: upload(stream, plan)?,
-            constants: upload(stream, constants)?,
+            plan,
+            constants,
             value: zeros(limbs * capacity)?,
             error: zeros(capacity)?,
             evaluations: stream
@@ -602,83 +638,6 @@ impl BatchBuffers {
             failed_at: zeros(3 * limbs * capacity)?,
         })
     }
-
-    /// These buffers for `kernel`'s launches of up to `capacity` integrals with `plan` and
-    /// `constants` (as [`BatchBuffers::new`] takes them), when they are large enough: the plan
-    /// and constants are uploaded into them, and nothing else is allocated. `None` when a
-    /// buffer is too small for `kernel`'s limbs, `capacity` or `uploaded`.
-    pub(crate) fn reused(
-        mut self,
-        stream: &Arc<CudaStream>,
-        kernel: &BatchKernel,
-        capacity: usize,
-        uploaded: usize,
-        plan: &[u64],
-        constants: &[f64],
-    ) -> Result<Option<BatchBuffers>> {
-        check_plan(kernel, uploaded, plan, constants)?;
-        let capacity = capacity.max(1);
-        let limbs = kernel.limbs;
-        if capacity > self.capacity
-            || uploaded != self.uploaded
-            || self.columns.len() < uploaded * limbs * capacity
-            || self.value.len() < limbs * capacity
-            || self.failed_at.len() < 3 * limbs * capacity
-        {
-            return Ok(None);
-        }
-        self.plan = upload(stream, plan)?;
-        self.constants = upload(stream, constants)?;
-        Ok(Some(self))
-    }
-}
-
-/// A copy of `host` on the device (a one-element buffer for an empty list, which a kernel
-/// argument still needs).
-fn upload<X: DeviceRepr + Copy + Default>(
-    stream: &Arc<CudaStream>,
-    host: &[X],
-) -> Result<CudaSlice<X>> {
-    let zero = [X::default()];
-    let host = if host.is_empty() { &zero[..] } else { host };
-    stream
-        .clone_htod(host)
-        .map_err(|e| alloc(stream.context().ordinal(), std::mem::size_of_val(host), e))
-}
-
-/// That `plan` and `constants` are what `kernel` reads (see [`BatchBuffers::new`]).
-fn check_plan(
-    kernel: &BatchKernel,
-    uploaded: usize,
-    plan: &[u64],
-    constants: &[f64],
-) -> Result<()> {
-    if plan.len() != 3 * kernel.params || constants.len() != kernel.constants {
-        return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs a plan of {} numbers and {} constant doubles; got {} and {}",
-            kernel.name,
-            3 * kernel.params,
-            kernel.constants,
-            plan.len(),
-            constants.len()
-        )));
-    }
-    for (v, entry) in plan.chunks_exact(3).enumerate() {
-        let (count, stride, column) = (entry[0], entry[1], entry[2]);
-        let valid = if count == 0 {
-            column < uploaded as u64
-        } else {
-            stride >= 1 && count <= 1 << 53
-        };
-        if !valid {
-            return Err(GpuError::Invalid(format!(
-                "parameter {v} of kernel '{}': count {count}, stride {stride}, column \
-                 {column} of {uploaded} is neither a sweep nor an uploaded column",
-                kernel.name
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The inputs of one batch launch of `n` integrals, rows `first` to `first + n − 1` of the

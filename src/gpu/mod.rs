@@ -152,9 +152,6 @@ pub struct Gpu {
     points: Mutex<PointStaging>,
     /// The device buffers of region steps ([`Gpu::region_source`]), kept between steps.
     regions: Mutex<launch::RegionBuffers>,
-    /// The device buffers of the last batch ([`Gpu::batch`]), kept for the next one that
-    /// fits in them: a batch of 10^6 integrals allocated and zeroed about 60 MB a call.
-    batches: Mutex<Option<launch::BatchBuffers>>,
     _ctx: Arc<CudaContext>,
 }
 
@@ -187,7 +184,6 @@ impl Gpu {
             compiler,
             points: Mutex::new(PointStaging::default()),
             regions: Mutex::new(launch::RegionBuffers::default()),
-            batches: Mutex::new(None),
             _ctx: ctx,
         })
     }

@@ -55,28 +55,3 @@ pub fn time<R>(phase: &str, work: impl FnOnce() -> R) -> R {
     record(phase, begin.elapsed());
     result
 }
-
-/// Records the time from its creation to its drop under its phase (for a phase that ends
-/// with its scope).
-pub struct Span {
-    phase: &'static str,
-    begin: Option<Instant>,
-}
-
-impl Span {
-    /// Starts timing `phase` when tracing is on.
-    pub fn new(phase: &'static str) -> Span {
-        Span {
-            phase,
-            begin: enabled().then(Instant::now),
-        }
-    }
-}
-
-impl Drop for Span {
-    fn drop(&mut self) {
-        if let Some(begin) = self.begin {
-            record(self.phase, begin.elapsed());
-        }
-    }
-}
