@@ -209,10 +209,16 @@ mod tests {
             let tq = tidy_relative(q);
             // Left as it is, or normalised.
             for k in 0..3 {
-                assert!(tq.0 == q.0 || tq.0[k] + tq.0[k + 1] == tq.0[k], "{q:?} -> {tq:?}");
+                assert!(
+                    tq.0 == q.0 || tq.0[k] + tq.0[k + 1] == tq.0[k],
+                    "{q:?} -> {tq:?}"
+                );
             }
             let e = exact(&c);
-            assert!((exact(&tq.0) - &e).abs() <= e.abs() * 2f64.powi(-208), "{q:?}");
+            assert!(
+                (exact(&tq.0) - &e).abs() <= e.abs() * 2f64.powi(-208),
+                "{q:?}"
+            );
             renormalised += (tidy_relative(d) != d) as usize;
 
             let (rd, rdy) = (tidy_relative(d), tidy_relative(dy));
@@ -224,25 +230,69 @@ mod tests {
             assert!(same(d.ln(), rd.ln()), "ln {d:?}");
             let (da, qa) = (d.abs(), q.abs());
             assert!(same(da.ln(), tidy_relative(da).ln()), "ln {da:?}");
-            assert!(same(d.sin(), rd.sin()) && same(d.cos(), rd.cos()), "sin {d:?}");
+            assert!(
+                same(d.sin(), rd.sin()) && same(d.cos(), rd.cos()),
+                "sin {d:?}"
+            );
             assert!(same(d.atan(), rd.atan()), "atan {d:?}");
-            assert!(same(da.powf(dy), tidy_relative(da).powf(rdy)), "powf {da:?} {dy:?}");
-            assert!(same(d.exp(), ad.exp()) && same(d.exp_m1(), ad.exp_m1()), "exp {d:?}");
-            assert!(same(d.cosh(), ad.cosh()) && same(d.tanh(), ad.tanh()), "cosh {d:?}");
+            assert!(
+                same(da.powf(dy), tidy_relative(da).powf(rdy)),
+                "powf {da:?} {dy:?}"
+            );
+            assert!(
+                same(d.exp(), ad.exp()) && same(d.exp_m1(), ad.exp_m1()),
+                "exp {d:?}"
+            );
+            assert!(
+                same(d.cosh(), ad.cosh()) && same(d.tanh(), ad.tanh()),
+                "cosh {d:?}"
+            );
             assert!(same_q(q.ln(), rq.ln()), "ln {q:?}");
             assert!(same_q(qa.ln(), tidy_relative(qa).ln()), "ln {qa:?}");
-            assert!(same_q(q.sin(), rq.sin()) && same_q(q.cos(), rq.cos()), "sin {q:?}");
+            assert!(
+                same_q(q.sin(), rq.sin()) && same_q(q.cos(), rq.cos()),
+                "sin {q:?}"
+            );
             assert!(same_q(q.atan(), rq.atan()), "atan {q:?}");
-            assert!(same_q(qa.powf(qy), tidy_relative(qa).powf(rqy)), "powf {qa:?}");
-            assert!(same_q(q.exp(), aq.exp()) && same_q(q.sinh(), aq.sinh()), "exp {q:?}");
+            assert!(
+                same_q(qa.powf(qy), tidy_relative(qa).powf(rqy)),
+                "powf {qa:?}"
+            );
+            assert!(
+                same_q(q.exp(), aq.exp()) && same_q(q.sinh(), aq.sinh()),
+                "exp {q:?}"
+            );
             // The rest: no panic, no endless loop.
-            for v in [d.tan(), d.asin(), d.acos(), d.atan2(dy), d.ln_1p(), d.log2(), d.sqrt()] {
+            for v in [
+                d.tan(),
+                d.asin(),
+                d.acos(),
+                d.atan2(dy),
+                d.ln_1p(),
+                d.log2(),
+                d.sqrt(),
+            ] {
                 let _ = v;
             }
-            for v in [q.tan(), q.asin(), q.atan2(qy), q.ln_1p(), q.log10(), q.cbrt(), q.powf(qy)] {
+            for v in [
+                q.tan(),
+                q.asin(),
+                q.atan2(qy),
+                q.ln_1p(),
+                q.log10(),
+                q.cbrt(),
+                q.powf(qy),
+            ] {
                 let _ = v;
             }
-            let _ = (d.powf(dy), d.powi(7), d.sinh(), q.cosh(), q.tanh(), q.exp_m1());
+            let _ = (
+                d.powf(dy),
+                d.powi(7),
+                d.sinh(),
+                q.cosh(),
+                q.tanh(),
+                q.exp_m1(),
+            );
         }
         assert!(renormalised > 10_000, "{renormalised}");
     }
@@ -253,7 +303,10 @@ mod tests {
         for (hi, lo) in [(1.5, 1.5), (1.5, 3.0), (0.75, -0.5), (1.0, 1.0), (1.9, 0.2)] {
             let l = Dd::new(hi, lo).ln();
             let want = (hi + lo).ln();
-            assert!((l.hi - want).abs() <= 1e-15 * want.abs().max(1e-300), "{hi} {lo}: {l:?}");
+            assert!(
+                (l.hi - want).abs() <= 1e-15 * want.abs().max(1e-300),
+                "{hi} {lo}: {l:?}"
+            );
         }
     }
 }
