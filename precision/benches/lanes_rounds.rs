@@ -174,6 +174,10 @@ fn main() {
 
     let qd = arguments();
     let dd: Vec<Dd> = qd.iter().map(|q| q.to_dd()).collect();
+    // powf: x as above, y uniform in [0.5, 3).
+    let mut rng = StdRng::seed_from_u64(6);
+    let qy: Vec<Qd> = (0..N).map(|_| draw(&mut rng, 0.5, 3.0)).collect();
+    let dy: Vec<Dd> = qy.iter().map(|q| q.to_dd()).collect();
     let mut all = variants("Dd exp", &dd, Dd::exp, Dd::exp_cols);
     all.extend(variants("Dd cosh", &dd, Dd::cosh, Dd::cosh_cols));
     all.extend(variants("Dd exp_m1", &dd, Dd::exp_m1, Dd::exp_m1_cols));
@@ -190,10 +194,6 @@ fn main() {
     all.extend(variants("Dd cos", &dd, Dd::cos, Dd::cos_cols));
     all.extend(variants("Qd sin", &qd, Qd::sin, Qd::sin_cols));
     all.extend(variants("Qd cos", &qd, Qd::cos, Qd::cos_cols));
-    // powf: x as above, y uniform in [0.5, 3).
-    let mut rng = StdRng::seed_from_u64(6);
-    let qy: Vec<Qd> = (0..N).map(|_| draw(&mut rng, 0.5, 3.0)).collect();
-    let dy: Vec<Dd> = qy.iter().map(|q| q.to_dd()).collect();
     all.extend(variants2("Dd powf", (&dd, &dy), Dd::powf, Dd::powf_cols));
     all.extend(variants2("Qd powf", (&qd, &qy), Qd::powf, Qd::powf_cols));
     if !names.is_empty() {
