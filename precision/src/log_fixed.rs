@@ -761,6 +761,15 @@ fn ln_fixed_abs<const N: usize>(c: &[f64], ln_1p: fn([u64; N]) -> [u64; N]) -> (
         }
         w[0] <<= 1;
         e -= 1;
+    } else if w[N] > 1 {
+        // m at 2 or just above (lower components up to 2^-52 of a leading one just below a
+        // power of two, which no normalised value has): take m/2, so that the table indices
+        // stay in range.
+        for l in 0..N {
+            w[l] = w[l] >> 1 | w[l + 1] << 63;
+        }
+        w[N] >>= 1;
+        e += 1;
     }
     let j = (w[N - 1] >> 56) as usize;
     let y1 = mul_reciprocal::<N>(&w, LOG_R1[j], 16);

@@ -489,8 +489,8 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp, expm1, sinh, cosh, tanh, ln, sin, cos): the same bits as [`run`]'s loops, several points per instruction. Returns whether
-/// it did.
+/// sqrt, exp, expm1, sinh, cosh, tanh, ln, sin, cos, powf): the same bits as [`run`]'s loops,
+/// several points per instruction. Returns whether it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
     if TypeId::of::<T>() == TypeId::of::<Dd>() {
@@ -594,6 +594,7 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
             },
             _ => return false,
         },
+        Kind::Binary(Func2::Pow) => X::powf_cols(isa, d, oa, ob),
         _ => return false,
     }
     true
@@ -833,6 +834,65 @@ mod tests {
             let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
             assert!(
                 kinds.contains(&Kind::Unary(Func::Sin)) || kinds.contains(&Kind::Unary(Func::Cos)),
+                "{source}: {kinds:?}"
+            );
+            lanes_against_scalar::<T>(&e, xs, ys, source);
+        }
+        for source in integrands {
+            check::<Dd>(source, &xs, &ys);
+            check::<Qd>(source, &xs, &ys);
+        }
+    }
+
+    /// Integrands with powers (`powf`: x^y, x^c, c^y) give the scalar loops' bits in dd and qd,
+    /// at points of the unit square, near 1, across many magnitudes (overflow and underflow),
+    /// and at negative points, zeros and special values.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_powf() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "sqrt(exp(cos(x^(x^x))))",
+            "x^(-x)",
+            "x^2.5",
+            "(1+x)^y",
+            "x^y",
+            "pow(x, 1.5) + x^0.7",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "x^x",
+            "(x*y)^(1/3)",
+            "2^(x*y)",
+            "(1 + x^2)^(-1.5)",
+            "y^(-0.5) + x^(y - 1)",
+            "(1 - x)^(y + 0.25) * x^(0.5 - y)",
+            "pow(1 + x/100, 100*y)",
+            "abs(x - y)^0.3",
+            "(x + 2)^(y^2)",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(20);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 5 {
+            0 | 1 => rng.gen_range(0.0..1.0),
+            2 => 1.0 + rng.gen_range(-1.0..1.0) * 2f64.powi(-rng.gen_range(1..60)),
+            3 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-100..100)),
+            _ => [
+                0.0,
+                -0.0,
+                1.0,
+                2.0,
+                -1.0,
+                -2.5,
+                f64::INFINITY,
+                f64::NAN,
+                200.0,
+            ][rng.gen_range(0..9)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            assert!(
+                kinds.contains(&Kind::Binary(Func2::Pow)),
                 "{source}: {kinds:?}"
             );
             lanes_against_scalar::<T>(&e, xs, ys, source);

@@ -172,7 +172,7 @@ pub(crate) fn exp_qd_of<L: Ints>(l: L, k: L::V, v: Limbs<L, 4>) -> QdV<L> {
 /// `crate::ldexp(bits(v, pos, len) as f64, scale)` as `exp_dd_sum` and `exp_qd_scaled` take
 /// their pieces (`len <= 53`; the scaling is one exact multiplication).
 #[inline(always)]
-fn piece<L: Ints, const N: usize>(
+pub(crate) fn piece<L: Ints, const N: usize>(
     l: L,
     v: &Limbs<L, N>,
     pos: usize,

@@ -171,7 +171,7 @@ fn redo<L: Ints>(l: L, k: &Cases<L>, flagged: L::M) -> L::M {
 }
 
 /// What [`reduce`] gives: `e`, `j`, `i`, `d` and the malformed lanes.
-type Reduced<L, const N: usize> = (
+pub(crate) type Reduced<L, const N: usize> = (
     <L as Lanes>::V,
     <L as Ints>::U,
     <L as Ints>::U,
@@ -185,7 +185,7 @@ type Reduced<L, const N: usize> = (
 /// and the lanes whose `m` fell outside [1, 2) (malformed: the scalar method takes them). (Two
 /// halves around the series rather than one function taking it, as in `exp.rs`.)
 #[inline(always)]
-fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> Reduced<L, N> {
+pub(crate) fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> Reduced<L, N> {
     let z = l.u_splat(0);
     let field = l.u_and(l.shr(l.to_bits(c[0]), 52), l.u_splat(0x7ff));
     // e = field - 1023 as a double (exact), and m = x 2^-e converted.
@@ -214,7 +214,7 @@ fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> Reduced<
 /// |ln x| in fixed point (the integer limb at N), and the lanes where |ln x| < 2^-(64 - shift)
 /// (`None` in the scalar function: the Newton path).
 #[inline(always)]
-fn finish<L: Ints, const N: usize, const W: usize>(
+pub(crate) fn finish<L: Ints, const N: usize, const W: usize>(
     l: L,
     (e, j, i): (L::V, L::U, L::U),
     series: Limbs<L, N>,
@@ -308,7 +308,7 @@ fn ln_1p_4<L: Ints>(l: L, d: Limbs<L, 4>) -> Limbs<L, 4> {
 
 /// `log_fixed::ln_1p_2`: the series to n = 8 in two limbs.
 #[inline(always)]
-fn ln_1p_2<L: Ints>(l: L, d: Limbs<L, 2>) -> Limbs<L, 2> {
+pub(crate) fn ln_1p_2<L: Ints>(l: L, d: Limbs<L, 2>) -> Limbs<L, 2> {
     let s = shl_bits(l, d, l.u_splat(15));
     let mut q = coeff(l, 8);
     q = sub(l, coeff(l, 7), mul::<L, 2, 1>(l, s, q));

@@ -36,6 +36,7 @@ mod fixed;
 mod hyperbolic;
 mod ints;
 mod log;
+mod pow;
 mod qd;
 mod simd;
 #[cfg(test)]
@@ -159,6 +160,8 @@ pub trait Columns: Copy + Sized {
     fn sin_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
     /// `a.cos()` (on [`Isa::Scalar`], the scalar method).
     fn cos_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `dst[i] = a[i].powf(b[i])`.
+    fn powf_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
 }
 
 /// A value as `N` components.
@@ -536,6 +539,8 @@ kernel!(
 );
 
 kernel!(DdLn, Dd, 2, 0, |l, a, _b| log::ln_dd(l, a), |a, _b| a.ln());
+kernel!(DdPowf, Dd, 2, 2, |l, a, b| pow::powf_dd(l, a, b), |a, b| a
+    .powf(Dd::from_array(b)));
 kernel!(
     DdSin,
     Dd,
@@ -657,6 +662,8 @@ kernel!(
     },
     |a, _b| a.sin()
 );
+kernel!(QdPowf, Qd, 4, 4, |l, a, b| pow::powf_qd(l, a, b), |a, b| a
+    .powf(Qd(b)));
 kernel!(
     QdCos,
     Qd,
@@ -673,7 +680,7 @@ kernel!(
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
      $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident, $exp_m1:ident,
-     $sinh:ident, $tanh:ident, $ln:ident, $sin:ident, $cos:ident) => {
+     $sinh:ident, $tanh:ident, $ln:ident, $sin:ident, $cos:ident, $powf:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -723,15 +730,18 @@ macro_rules! impl_columns {
             fn cos_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $cos)
             }
+            fn powf_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $powf)
+            }
         }
     };
 }
 
 impl_columns!(
     Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh,
-    DdExpM1, DdSinh, DdTanh, DdLn, DdSin, DdCos
+    DdExpM1, DdSinh, DdTanh, DdLn, DdSin, DdCos, DdPowf
 );
 impl_columns!(
     Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh,
-    QdExpM1, QdSinh, QdTanh, QdLn, QdSin, QdCos
+    QdExpM1, QdSinh, QdTanh, QdLn, QdSin, QdCos, QdPowf
 );

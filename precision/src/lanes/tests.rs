@@ -636,3 +636,88 @@ fn qd_sin_cos_columns_have_the_scalar_bits() {
         assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
     }
 }
+
+/// Exponents for powf: moderate ones of both signs (the lanes' path), integers and
+/// half-integers, |y| near and beyond 128 and 2^128, specials, and malformed values.
+fn powf_exponents(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..N)
+        .map(|_| match rng.gen_range(0..12) {
+            0..=5 => {
+                let y = double(&mut rng, 6);
+                Qd::from_f64(y)
+                    + Qd::new(0.0, y * f64::EPSILON * rng.gen_range(-0.5..0.5), 0.0, 0.0)
+            }
+            6 => Qd::from_f64(rng.gen_range(-20..20) as f64 * 0.5),
+            7 => Qd::from_f64(double(&mut rng, 1) * 128.0),
+            8 => Qd::from_f64(double(&mut rng, 130)),
+            9 => Qd::from_f64(special(&mut rng)),
+            10 => Qd::from_f64(double(&mut rng, 40) * 1e-9),
+            _ => Qd::new(
+                rng.gen_range(-3.0..3.0),
+                [0.5, 1e300, f64::NAN, -2.0][rng.gen_range(0..4)],
+                0.0,
+                0.0,
+            ),
+        })
+        .collect()
+}
+
+#[test]
+fn dd_powf_columns_have_the_scalar_bits() {
+    let x: Vec<Dd> = ln_arguments(17)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    let y: Vec<Dd> = powf_exponents(18)
+        .iter()
+        .map(|y| Dd::new(y.0[0], y.0[1]))
+        .collect();
+    // The lanes' path (x > 0 normal, 0 < |y| < 128), its overflow and underflow, and x near 1.
+    let lanes =
+        |i: usize| x[i].hi >= f64::MIN_POSITIVE && x[i].hi.is_finite() && y[i].hi.abs() < 128.0;
+    let count = |f: &dyn Fn(usize) -> bool| (0..N).filter(|&i| f(i)).count();
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi.is_finite()) > 20_000);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi == f64::INFINITY) > 100);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi == 0.0) > 100);
+    assert!(count(&|i| lanes(i) && (x[i].hi - 1.0).abs() < 1e-10) > 100);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Column(&y));
+        assert_same("powf", isa, &d, |i| x[i].powf(y[i]), dd_limbs);
+        for c in [2.5, -0.5, 1.0 / 3.0] {
+            let cy = Dd::from(c);
+            <Dd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Constant(cy));
+            assert_same("powf x^c", isa, &d, |i| x[i].powf(cy), dd_limbs);
+        }
+        let cx = Dd::from(1.5);
+        <Dd as Columns>::powf_cols(isa, &mut d, Operand::Constant(cx), Operand::Column(&y));
+        assert_same("powf c^y", isa, &d, |i| cx.powf(y[i]), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_powf_columns_have_the_scalar_bits() {
+    let x = ln_arguments(19);
+    let y = powf_exponents(20);
+    let lanes = |i: usize| {
+        x[i].0[0] >= f64::MIN_POSITIVE && x[i].0[0].is_finite() && y[i].0[0].abs() < 128.0
+    };
+    let count = |f: &dyn Fn(usize) -> bool| (0..N).filter(|&i| f(i)).count();
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0].is_finite()) > 20_000);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == f64::INFINITY) > 100);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == 0.0) > 100);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Column(&y));
+        assert_same("powf", isa, &d, |i| x[i].powf(y[i]), qd_limbs);
+        for c in [2.5, -0.5, 1.0 / 3.0] {
+            let cy = Qd::from_f64(c);
+            <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Constant(cy));
+            assert_same("powf x^c", isa, &d, |i| x[i].powf(cy), qd_limbs);
+        }
+        let cx = Qd::from_f64(1.5);
+        <Qd as Columns>::powf_cols(isa, &mut d, Operand::Constant(cx), Operand::Column(&y));
+        assert_same("powf c^y", isa, &d, |i| cx.powf(y[i]), qd_limbs);
+    }
+}
