@@ -666,6 +666,21 @@ mod tests {
         check::<Qd>(&e, &xs, &ys);
     }
 
+    /// Each of `integrands` (which must use one of the instructions `uses`) through the lanes
+    /// and the scalar loops in dd and qd at the points (xs[i], ys[i]): the same bits.
+    fn integrands_through_lanes(integrands: &[&str], uses: &[Kind], xs: &[f64], ys: &[f64]) {
+        for source in integrands {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            assert!(
+                uses.iter().any(|k| kinds.contains(k)),
+                "{source}: {kinds:?}"
+            );
+            lanes_against_scalar::<Dd>(&e, xs, ys, source);
+            lanes_against_scalar::<Qd>(&e, xs, ys, source);
+        }
+    }
+
     /// `e` at the points (xs[i], ys[i]) in T (each with a component below the leading one, so
     /// that every limb is exercised) through the lanes and through the scalar loops, asserting
     /// the same bits at every point (NaN for NaN); the lanes' values.
@@ -729,20 +744,16 @@ mod tests {
         };
         let xs: Vec<f64> = (0..n).map(|i| draw(i % 3 == 0)).collect();
         let ys: Vec<f64> = (0..n).map(|i| draw(i % 5 == 0)).collect();
-        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
-            let e = Expr::parse(source, 2).unwrap();
-            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
-            let functions = [Func::Exp, Func::Cosh, Func::ExpM1];
-            assert!(
-                functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
-                "{source}: {kinds:?}"
-            );
-            lanes_against_scalar::<T>(&e, xs, ys, source);
-        }
-        for source in integrands {
-            check::<Dd>(source, &xs, &ys);
-            check::<Qd>(source, &xs, &ys);
-        }
+        integrands_through_lanes(
+            &integrands,
+            &[
+                Kind::Unary(Func::Exp),
+                Kind::Unary(Func::Cosh),
+                Kind::Unary(Func::ExpM1),
+            ],
+            &xs,
+            &ys,
+        );
     }
 
     /// Integrands with ln give the scalar loops' bits in dd and qd, at points of the unit
@@ -778,19 +789,7 @@ mod tests {
         };
         let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
         let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
-        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
-            let e = Expr::parse(source, 2).unwrap();
-            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
-            assert!(
-                kinds.contains(&Kind::Unary(Func::Ln)),
-                "{source}: {kinds:?}"
-            );
-            lanes_against_scalar::<T>(&e, xs, ys, source);
-        }
-        for source in integrands {
-            check::<Dd>(source, &xs, &ys);
-            check::<Qd>(source, &xs, &ys);
-        }
+        integrands_through_lanes(&integrands, &[Kind::Unary(Func::Ln)], &xs, &ys);
     }
 
     /// Integrands with sin and cos give the scalar loops' bits in dd and qd, at points of the
@@ -829,19 +828,12 @@ mod tests {
         };
         let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
         let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
-        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
-            let e = Expr::parse(source, 2).unwrap();
-            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
-            assert!(
-                kinds.contains(&Kind::Unary(Func::Sin)) || kinds.contains(&Kind::Unary(Func::Cos)),
-                "{source}: {kinds:?}"
-            );
-            lanes_against_scalar::<T>(&e, xs, ys, source);
-        }
-        for source in integrands {
-            check::<Dd>(source, &xs, &ys);
-            check::<Qd>(source, &xs, &ys);
-        }
+        integrands_through_lanes(
+            &integrands,
+            &[Kind::Unary(Func::Sin), Kind::Unary(Func::Cos)],
+            &xs,
+            &ys,
+        );
     }
 
     /// Integrands with powers (`powf`: x^y, x^c, c^y) give the scalar loops' bits in dd and qd,
@@ -888,19 +880,7 @@ mod tests {
         };
         let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
         let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
-        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
-            let e = Expr::parse(source, 2).unwrap();
-            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
-            assert!(
-                kinds.contains(&Kind::Binary(Func2::Pow)),
-                "{source}: {kinds:?}"
-            );
-            lanes_against_scalar::<T>(&e, xs, ys, source);
-        }
-        for source in integrands {
-            check::<Dd>(source, &xs, &ys);
-            check::<Qd>(source, &xs, &ys);
-        }
+        integrands_through_lanes(&integrands, &[Kind::Binary(Func2::Pow)], &xs, &ys);
     }
 
     #[test]
