@@ -370,6 +370,8 @@ struct Piece {
 };
 
 // The rule: its non-negative nodes (largest first), Kronrod and Gauss weights, complements.
+// One copy a block, in shared memory (the kernel loads it): a copy in each thread's Settings
+// put 4 HPQ_KRONROD_NODES numbers (4 KB in qd) into every thread's local memory.
 struct Rule {
     real_t nodes[HPQ_KRONROD_NODES], weights[HPQ_KRONROD_NODES], gauss[HPQ_KRONROD_NODES];
     real_t complements[HPQ_KRONROD_NODES];
@@ -527,7 +529,7 @@ struct Settings {
     double step_min, step_max;
     real_t fraction, eps;
 #if defined(HPQ_BATCH_KRONROD)
-    Rule rule;
+    const Rule *rule;
 #endif
 };
 
@@ -543,7 +545,7 @@ __device__ __forceinline__ bool integrate(F &f, real_t a, real_t b, Tol toleranc
 #elif defined(HPQ_BATCH_SIMPSON)
     return simpson(f, a, b, tolerance, max_evaluations, s.fraction, s.eps, out);
 #elif defined(HPQ_BATCH_KRONROD)
-    return kronrod(f, s.rule, a, b, tolerance, max_evaluations, to_f64(s.eps), out);
+    return kronrod(f, *s.rule, a, b, tolerance, max_evaluations, to_f64(s.eps), out);
 #else
 #error "define HPQ_BATCH_FAQ, HPQ_BATCH_SIMPSON or HPQ_BATCH_KRONROD"
 #endif
@@ -720,22 +722,28 @@ extern "C" __global__ void HPQ_BATCH_KERNEL(
     unsigned long long n, unsigned long long first, double relative, double absolute,
     double step_min, double step_max, unsigned long long max_evaluations) {
     const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
     const int L = limbs<real_t>::count;
+    int sweep_at = 2;
+#if defined(HPQ_BATCH_KRONROD)
+    // The block's threads load the rule together, before any of them leaves.
+    __shared__ Rule rule;
+    for (int k = threadIdx.x; k < HPQ_KRONROD_NODES; k += blockDim.x) {
+        load(constants + (2 + k) * L, rule.nodes[k]);
+        load(constants + (2 + HPQ_KRONROD_NODES + k) * L, rule.weights[k]);
+        load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, rule.gauss[k]);
+        load(constants + (2 + 3 * HPQ_KRONROD_NODES + k) * L, rule.complements[k]);
+    }
+    __syncthreads();
+    sweep_at += 4 * HPQ_KRONROD_NODES;
+#endif
+    if (i >= n) return;
     Settings s;
     s.step_min = step_min;
     s.step_max = step_max;
     load(constants, s.fraction);
     load(constants + L, s.eps);
-    int sweep_at = 2;
 #if defined(HPQ_BATCH_KRONROD)
-    for (int k = 0; k < HPQ_KRONROD_NODES; ++k) {
-        load(constants + (2 + k) * L, s.rule.nodes[k]);
-        load(constants + (2 + HPQ_KRONROD_NODES + k) * L, s.rule.weights[k]);
-        load(constants + (2 + 2 * HPQ_KRONROD_NODES + k) * L, s.rule.gauss[k]);
-        load(constants + (2 + 3 * HPQ_KRONROD_NODES + k) * L, s.rule.complements[k]);
-    }
-    sweep_at += 4 * HPQ_KRONROD_NODES;
+    s.rule = &rule;
 #endif
     const Tol tolerance = {relative, absolute};
 

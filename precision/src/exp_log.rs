@@ -337,6 +337,7 @@ pub(crate) fn scale_one_plus<T: Expansion>(k: i32, s: T) -> T {
 
 /// e^x.
 pub(crate) fn exp<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_absolute(x);
     let h = x.hi();
     if h.is_nan() {
         return T::NAN;
@@ -365,6 +366,7 @@ pub(crate) fn exp_fixed<T: Expansion>(x: T) -> T {
 
 /// e^x - 1, relatively accurate near 0.
 pub(crate) fn exp_m1<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_absolute(x);
     let h = x.hi();
     if h.is_nan() {
         return T::NAN;
@@ -488,6 +490,7 @@ fn split_exponent<T: Expansion>(x: T) -> (i32, T) {
 
 /// ln x: NaN for x < 0 (and NaN), -inf for ±0, +inf for +inf.
 pub(crate) fn ln<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     let h = x.hi();
     if h.is_nan() || h < 0.0 {
         return T::NAN;
@@ -535,6 +538,7 @@ fn ln_newton<T: Expansion>(x: T) -> T {
 
 /// ln(1 + x), relatively accurate near 0: NaN below -1, -inf at -1.
 pub(crate) fn ln_1p<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     let h = x.hi();
     if h.is_nan() || h < -1.0 {
         return T::NAN;
@@ -549,6 +553,7 @@ pub(crate) fn ln_1p<T: Expansion>(x: T) -> T {
 
 /// log2 x, exact for powers of two.
 pub(crate) fn log2<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     let h = x.hi();
     if h.is_nan() || h <= 0.0 || h == f64::INFINITY {
         return ln(x);
@@ -625,7 +630,7 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
 
 /// Below this |y| dd `powf` takes the two-limb logarithm, below `POWF_DD_Y_WIDE` the four-limb
 /// one.
-const POWF_DD_Y: f64 = 128.0;
+pub(crate) const POWF_DD_Y: f64 = 128.0;
 
 /// From this |y| on, dd `powf` has a finite nonzero result only for x = 1 + d with
 /// |d| < 2^-118, and takes ln x = d - d^2/2.
@@ -693,6 +698,8 @@ fn powf_dd_near_one(x: Dd, y: Dd) -> Dd {
 
 /// x^y with f64::powf's special cases.
 pub(crate) fn powf<T: Expansion>(x: T, y: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
+    let y = crate::expansion::tidy_relative(y);
     let (xh, yh) = (x.hi(), y.hi());
     if yh == 0.0 || xh == 1.0 && x.component(1) == 0.0 {
         return T::ONE;

@@ -29,6 +29,7 @@ fn half_exp<T: Expansion>(ax: T) -> T {
 
 /// sinh x = (E + E/(E + 1)) / 2 with E = expm1(|x|): no cancellation for small x.
 pub(crate) fn sinh<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_absolute(x);
     let h = x.hi();
     if h.is_nan() || h == 0.0 {
         return x;
@@ -49,6 +50,7 @@ pub(crate) fn sinh<T: Expansion>(x: T) -> T {
 
 /// cosh x = (e^|x| + e^-|x|) / 2: a sum of positive terms.
 pub(crate) fn cosh<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_absolute(x);
     let h = x.hi();
     if h.is_nan() {
         return x;
@@ -63,6 +65,7 @@ pub(crate) fn cosh<T: Expansion>(x: T) -> T {
 
 /// tanh x = E / (E + 2) with E = expm1(2|x|); ±1 where 2 e^-2|x| drops below the precision.
 pub(crate) fn tanh<T: Expansion>(x: T) -> T {
+    let x = crate::expansion::tidy_absolute(x);
     let h = x.hi();
     if h.is_nan() || h == 0.0 {
         return x;

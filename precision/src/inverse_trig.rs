@@ -55,6 +55,7 @@ fn atan_nonnegative<T: TrigExpansion>(a: T) -> T {
 
 /// atan with the special values of `f64`: ±0 → ±0, ±∞ → ±π/2, NaN → NaN.
 pub(crate) fn atan<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     if x.hi().is_nan() || x == T::ZERO {
         return x;
     }
@@ -68,6 +69,8 @@ pub(crate) fn atan<T: TrigExpansion>(x: T) -> T {
 
 /// atan2 with the special values of `f64::atan2` (C99 Annex F).
 pub(crate) fn atan2<T: TrigExpansion>(y: T, x: T) -> T {
+    let y = crate::expansion::tidy_relative(y);
+    let x = crate::expansion::tidy_relative(x);
     if y.hi().is_nan() || x.hi().is_nan() {
         return T::NAN;
     }
@@ -106,6 +109,7 @@ fn cofunction<T: TrigExpansion>(x: T) -> T {
 }
 
 pub(crate) fn asin<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     if x.hi().is_nan() || x.abs() > 1.0 {
         return T::NAN;
     }
@@ -116,6 +120,7 @@ pub(crate) fn asin<T: TrigExpansion>(x: T) -> T {
 }
 
 pub(crate) fn acos<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     if x.hi().is_nan() || x.abs() > 1.0 {
         return T::NAN;
     }

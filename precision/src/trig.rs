@@ -239,6 +239,7 @@ fn sin_cos_finite<T: TrigExpansion>(x: T) -> (T, T) {
 /// `(sin x, cos x)` with the special values of `f64`: ±0 gives (±0, 1), NaN and ±∞ give NaN,
 /// and so does `|x| >= 2^200` (see `NAN_LIMIT`).
 pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
+    let x = crate::expansion::tidy_relative(x);
     if x == T::ZERO {
         return (x, T::ONE);
     }
@@ -255,7 +256,7 @@ pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
 }
 
 /// 2^-24: from here to `FIXED_LIMIT` `sin_cos` tries the fixed-point path (`trig_fixed.rs`).
-const FIXED_LOWER: f64 = 5.960464477539063e-8;
+pub(crate) const FIXED_LOWER: f64 = 5.960464477539063e-8;
 
 /// `(sin x, cos x)` in fixed point (`trig_fixed.rs`), or `None` where a result is too small for
 /// its absolute accuracy.
@@ -283,6 +284,7 @@ pub(crate) fn cos<T: TrigExpansion>(x: T) -> T {
 }
 
 pub(crate) fn tan<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
     if x == T::ZERO {
         return x;
     }

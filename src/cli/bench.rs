@@ -266,9 +266,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         let rows = throughput::run(&config, |_| bar.inc(1));
         bar.finish_and_clear();
         let text = format!(
-            "f64; Simpson and Gauss-Kronrod at relative tolerance {:.0e}, FAQ with its default \
-             steps; worst err: the largest true relative error of the largest batch's sample\n{}",
+            "f64: Simpson and Gauss-Kronrod at relative tolerance {:.0e}, FAQ with its default \
+             steps; qd: Gauss-Kronrod at {:.0e}; worst err: the largest true relative error of \
+             the largest batch's sample\n{}",
             throughput::TOLERANCE,
+            throughput::QD_TOLERANCE,
             throughput::table(&rows)
         );
         section(&mut report, "Batches: integrals per second", &text);

@@ -489,8 +489,8 @@ fn lanes_enabled() -> bool {
 
 /// Runs the instruction through [`precision::lanes`] when `T` is `Dd` or `Qd` and the
 /// instruction is one the lanes have (add, sub, mul, div, their forms with a double, x^2, 1/x,
-/// sqrt, exp, expm1, sinh, cosh, tanh): the same bits as [`run`]'s loops, several points per instruction. Returns whether
-/// it did.
+/// sqrt, exp, expm1, sinh, cosh, tanh, ln, sin, cos, powf): the same bits as [`run`]'s loops,
+/// several points per instruction. Returns whether it did.
 #[inline(always)]
 fn run_lanes<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) -> bool {
     if TypeId::of::<T>() == TypeId::of::<Dd>() {
@@ -577,6 +577,14 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
             Src::Col(x) => X::exp_cols(isa, d, x),
             _ => return false,
         },
+        Kind::Unary(f @ (Func::Ln | Func::Sin | Func::Cos)) => match a {
+            Src::Col(x) => match f {
+                Func::Ln => X::ln_cols(isa, d, x),
+                Func::Sin => X::sin_cols(isa, d, x),
+                _ => X::cos_cols(isa, d, x),
+            },
+            _ => return false,
+        },
         Kind::Unary(f @ (Func::ExpM1 | Func::Sinh | Func::Cosh | Func::Tanh)) => match a {
             Src::Col(x) => match f {
                 Func::ExpM1 => X::exp_m1_cols(isa, d, x),
@@ -586,6 +594,7 @@ fn columns<X: Real + Columns>(kind: Kind, d: &mut [X], a: Src<'_, X>, b: Src<'_,
             },
             _ => return false,
         },
+        Kind::Binary(Func2::Pow) => X::powf_cols(isa, d, oa, ob),
         _ => return false,
     }
     true
@@ -657,6 +666,21 @@ mod tests {
         check::<Qd>(&e, &xs, &ys);
     }
 
+    /// Each of `integrands` (which must use one of the instructions `uses`) through the lanes
+    /// and the scalar loops in dd and qd at the points (xs[i], ys[i]): the same bits.
+    fn integrands_through_lanes(integrands: &[&str], uses: &[Kind], xs: &[f64], ys: &[f64]) {
+        for source in integrands {
+            let e = Expr::parse(source, 2).unwrap();
+            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
+            assert!(
+                uses.iter().any(|k| kinds.contains(k)),
+                "{source}: {kinds:?}"
+            );
+            lanes_against_scalar::<Dd>(&e, xs, ys, source);
+            lanes_against_scalar::<Qd>(&e, xs, ys, source);
+        }
+    }
+
     /// `e` at the points (xs[i], ys[i]) in T (each with a component below the leading one, so
     /// that every limb is exercised) through the lanes and through the scalar loops, asserting
     /// the same bits at every point (NaN for NaN); the lanes' values.
@@ -720,20 +744,143 @@ mod tests {
         };
         let xs: Vec<f64> = (0..n).map(|i| draw(i % 3 == 0)).collect();
         let ys: Vec<f64> = (0..n).map(|i| draw(i % 5 == 0)).collect();
-        fn check<T: Real>(source: &str, xs: &[f64], ys: &[f64]) {
-            let e = Expr::parse(source, 2).unwrap();
-            let kinds: Vec<Kind> = e.plan.instrs.iter().map(|i| i.kind).collect();
-            let functions = [Func::Exp, Func::Cosh, Func::ExpM1];
-            assert!(
-                functions.iter().any(|&f| kinds.contains(&Kind::Unary(f))),
-                "{source}: {kinds:?}"
-            );
-            lanes_against_scalar::<T>(&e, xs, ys, source);
-        }
-        for source in integrands {
-            check::<Dd>(source, &xs, &ys);
-            check::<Qd>(source, &xs, &ys);
-        }
+        integrands_through_lanes(
+            &integrands,
+            &[
+                Kind::Unary(Func::Exp),
+                Kind::Unary(Func::Cosh),
+                Kind::Unary(Func::ExpM1),
+            ],
+            &xs,
+            &ys,
+        );
+    }
+
+    /// Integrands with ln give the scalar loops' bits in dd and qd, at points of the unit
+    /// square, near 1 (where ln takes its Newton path), across many magnitudes, and at
+    /// negative points and zero (NaN and -inf).
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_ln() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "log(x)",
+            "log(1+x)",
+            "log(x)/sqrt(x)",
+            "x*log(x) + y*log(y)",
+            "log(x)^2 - log(y)",
+            "log(x*y)",
+            "log(1 + x^2 + y^2)",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "log(x)*log(y)",
+            "log(abs(x - y))",
+            "exp(x*log(y))",
+            "log(x)/(1 + x^2)",
+            "log(1 - x*y/2) + log(x/(1+y))",
+            "log(exp(x) + exp(y))",
+            "sqrt(x)*log(1/x)",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(18);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 4 {
+            0 => rng.gen_range(0.0..1.0),
+            1 => 1.0 + rng.gen_range(-1.0..1.0) * 2f64.powi(-rng.gen_range(1..60)),
+            2 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-1000..1000)),
+            _ => [0.0, -0.0, 1.0, 2.0, 0.5, -1.0][rng.gen_range(0..6)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        integrands_through_lanes(&integrands, &[Kind::Unary(Func::Ln)], &xs, &ys);
+    }
+
+    /// Integrands with sin and cos give the scalar loops' bits in dd and qd, at points of the
+    /// unit square, near multiples of π/2 (where a result is tiny and the scalar functions take
+    /// another path), at large arguments and at special values.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_sin_and_cos() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "sin(x)",
+            "cos(x)",
+            "exp(2*x)*sin(3*x)",
+            "exp(-3*x)*cos(5*pi*x)",
+            "sqrt(exp(cos(x^(x^x))))",
+            "exp(x - y) * cos(3*x + y) + y^3",
+            "sin(x)*cos(y)",
+            "sin(x)/x",
+            "cos(x1 + 2*x2)",
+            "sin(pi*x)^2 + cos(pi*y)^2",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "cos(2*pi*x + y)",
+            "sin(1/x)",
+            "x*sin(10*x*y) - cos(x*y)",
+            "sin(exp(x)) + cos(log(1 + y))",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(19);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 4 {
+            0 => rng.gen_range(0.0..1.0),
+            1 => {
+                let k = rng.gen_range(-20..20) as f64;
+                k * std::f64::consts::FRAC_PI_2 + rng.gen_range(-1.0..1.0) * 1e-9
+            }
+            2 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-40..70)),
+            _ => [0.0, -0.0, 1.0, f64::INFINITY, f64::NAN, 1e300][rng.gen_range(0..6)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        integrands_through_lanes(
+            &integrands,
+            &[Kind::Unary(Func::Sin), Kind::Unary(Func::Cos)],
+            &xs,
+            &ys,
+        );
+    }
+
+    /// Integrands with powers (`powf`: x^y, x^c, c^y) give the scalar loops' bits in dd and qd,
+    /// at points of the unit square, near 1, across many magnitudes (overflow and underflow),
+    /// and at negative points, zeros and special values.
+    #[test]
+    fn lanes_give_the_scalar_loops_bits_through_powf() {
+        use rand::{Rng, SeedableRng};
+        let integrands = [
+            "sqrt(exp(cos(x^(x^x))))",
+            "x^(-x)",
+            "x^2.5",
+            "(1+x)^y",
+            "x^y",
+            "pow(x, 1.5) + x^0.7",
+            "exp(-x)*sin(x+1) + sqrt(x)*log(2+x) + x^0.7 + pow(x, 1.5)",
+            "x^x",
+            "(x*y)^(1/3)",
+            "2^(x*y)",
+            "(1 + x^2)^(-1.5)",
+            "y^(-0.5) + x^(y - 1)",
+            "(1 - x)^(y + 0.25) * x^(0.5 - y)",
+            "pow(1 + x/100, 100*y)",
+            "abs(x - y)^0.3",
+            "(x + 2)^(y^2)",
+        ];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(20);
+        let n = 2001;
+        let mut draw = |i: usize| match i % 5 {
+            0 | 1 => rng.gen_range(0.0..1.0),
+            2 => 1.0 + rng.gen_range(-1.0..1.0) * 2f64.powi(-rng.gen_range(1..60)),
+            3 => rng.gen_range(-1.0..1.0) * 2f64.powi(rng.gen_range(-100..100)),
+            _ => [
+                0.0,
+                -0.0,
+                1.0,
+                2.0,
+                -1.0,
+                -2.5,
+                f64::INFINITY,
+                f64::NAN,
+                200.0,
+            ][rng.gen_range(0..9)],
+        };
+        let xs: Vec<f64> = (0..n).map(|i| draw(i % 7)).collect();
+        let ys: Vec<f64> = (0..n).map(|i| draw(i % 5)).collect();
+        integrands_through_lanes(&integrands, &[Kind::Binary(Func2::Pow)], &xs, &ys);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 use super::dd::DdV;
 use super::eft::quick_two_sum;
 use super::fixed::{
-    add, add_below_one, ldexp, mul, mul_wide, shl16, sub, to_f64_52, to_f64_53, to_i64, Limbs,
+    add, add_below_one, ldexp, mul, mul_wide, select_limbs, shl16, sub, to_f64_52, to_f64_53,
+    to_i64, Limbs,
 };
 use super::ints::Ints;
 use super::qd::{renormalise, QdV};
@@ -171,7 +172,7 @@ pub(crate) fn exp_qd_of<L: Ints>(l: L, k: L::V, v: Limbs<L, 4>) -> QdV<L> {
 /// `crate::ldexp(bits(v, pos, len) as f64, scale)` as `exp_dd_sum` and `exp_qd_scaled` take
 /// their pieces (`len <= 53`; the scaling is one exact multiplication).
 #[inline(always)]
-fn piece<L: Ints, const N: usize>(
+pub(crate) fn piece<L: Ints, const N: usize>(
     l: L,
     v: &Limbs<L, N>,
     pos: usize,
@@ -335,26 +336,11 @@ fn reduce<L: Ints, const N: usize, const W: usize>(l: L, c: &[L::V]) -> (L::V, L
     (k, r)
 }
 
-/// `m ? a : b` limb by limb.
-#[inline(always)]
-fn select_limbs<L: Ints, const W: usize>(
-    l: L,
-    m: L::M,
-    a: Limbs<L, W>,
-    b: Limbs<L, W>,
-) -> Limbs<L, W> {
-    let mut r = a;
-    for i in 0..W {
-        r[i] = l.u_select(m, a[i], b[i]);
-    }
-    r
-}
-
 /// `fixed::add_scaled::<N>(w, c, 0)` with `W = N + 1` limbs: adds the finite double `c` to `w`,
 /// truncated to the unit 2^-64N, wrapping in the integer limb; bits beyond the integer limb are
 /// dropped, as the scalar function's carry loop stops there.
 #[inline(always)]
-fn add_scaled<L: Ints, const N: usize, const W: usize>(
+pub(crate) fn add_scaled<L: Ints, const N: usize, const W: usize>(
     l: L,
     w: Limbs<L, W>,
     c: L::V,

@@ -127,6 +127,100 @@ pub(crate) fn shl16<L: Ints, const N: usize>(l: L, r: Limbs<L, N>) -> Limbs<L, N
     s
 }
 
+/// `r · 2^s` for `s < 64` lane by lane (the bits shifted out of the top limb dropped).
+#[inline(always)]
+pub(crate) fn shl_bits<L: Ints, const N: usize>(l: L, r: Limbs<L, N>, s: L::U) -> Limbs<L, N> {
+    // A right shift by 64 (where s = 0) gives 0, as `Ints::shr_var` promises.
+    let back = l.u_sub(l.u_splat(64), s);
+    let mut t = r;
+    for i in (0..N).rev() {
+        t[i] = l.shl_var(r[i], s);
+        if i > 0 {
+            t[i] = l.u_or(t[i], l.shr_var(r[i - 1], back));
+        }
+    }
+    t
+}
+
+/// The position of the leading bit of a nonzero `v` (`63 - v.leading_zeros()`), lane by lane:
+/// the exponent of `v` as an exact double, or of `v >> 12` plus 12 where `v >= 2^52`. (AVX-512F
+/// has no leading-zero count; AVX-512CD's would need another instruction set.)
+#[inline(always)]
+pub(crate) fn leading_bit<L: Ints>(l: L, v: L::U) -> L::U {
+    let big = l.u_lt(l.u_splat((1 << 52) - 1), v);
+    let x = l.u_select(big, l.shr(v, 12), v);
+    let exponent = l.shr(l.to_bits(to_f64_52(l, x)), 52);
+    let p = l.u_sub(exponent, l.u_splat(1023));
+    l.u_select(big, l.u_add(p, l.u_splat(12)), p)
+}
+
+/// `m ? a : b` limb by limb.
+#[inline(always)]
+pub(crate) fn select_limbs<L: Ints, const W: usize>(
+    l: L,
+    m: L::M,
+    a: Limbs<L, W>,
+    b: Limbs<L, W>,
+) -> Limbs<L, W> {
+    let mut r = a;
+    for i in 0..W {
+        r[i] = l.u_select(m, a[i], b[i]);
+    }
+    r
+}
+
+/// `t` shifted left until its leading bit is the top bit of its last limb, and the shift `k`
+/// (an integral double): the leading bit was bit `64 W - 1 - k`. For `t` nonzero in its top two
+/// limbs (elsewhere the result is of no use, but harmless).
+#[inline(always)]
+pub(crate) fn normalise<L: Ints, const W: usize>(l: L, t: Limbs<L, W>) -> (Limbs<L, W>, L::V) {
+    let z = l.u_splat(0);
+    let top_zero = l.u_eq(t[W - 1], z);
+    let mut up = t;
+    for k in (1..W).rev() {
+        up[k] = t[k - 1];
+    }
+    up[0] = z;
+    let t = select_limbs(l, top_zero, up, t);
+    let bit = leading_bit(l, t[W - 1]);
+    let s = l.u_sub(l.u_splat(63), bit);
+    let k = l.add(
+        to_f64_52(l, s),
+        l.select(top_zero, l.splat(64.0), l.splat(0.0)),
+    );
+    (shl_bits(l, t, s), k)
+}
+
+/// Piece `n` of `crate::fixed::chunk_scaled(t, p - 52 - 53 n, 53, unit)`, the 53-bit pieces
+/// from the leading bit `p` of `t` as `log_fixed` and `fraction_to_dd`/`qd` cut them, from `s`
+/// and `k` of [`normalise`]: its 53 bits times 2^(p - 52 - 53 n + unit), where
+/// `top = 64 W - 1 + unit` (`p + unit = top - k`). Bits below the last limb of `t` were
+/// shifted in as zeros, as `chunk_scaled` counts them.
+#[inline(always)]
+pub(crate) fn piece<L: Ints, const W: usize>(
+    l: L,
+    s: &Limbs<L, W>,
+    n: usize,
+    k: L::V,
+    top: f64,
+) -> L::V {
+    let pos = 64 * W as isize - 53 - 53 * n as isize;
+    let b = if pos < 0 {
+        // The piece reaches below the last limb (`fraction_to_dd`'s third): zeros there.
+        l.shl(s[0], -pos as u32)
+    } else {
+        let (i, o) = (pos as usize / 64, pos as usize % 64);
+        let mut b = l.shr(s[i], o as u32);
+        if o > 0 && i + 1 < W {
+            b = l.u_or(b, l.shl(s[i + 1], 64 - o as u32));
+        }
+        b
+    };
+    let b = l.u_and(b, l.u_splat((1u64 << 53) - 1));
+    let scale = l.sub(l.splat(top - 52.0 - 53.0 * n as f64), k);
+    l.mul(to_f64_53(l, b), pow2(l, scale))
+}
+
 /// 2^52 and its bits: `2^52 + u` for `u < 2^52` is exact, and its bits are those of 2^52 plus u.
 const TWO52: f64 = 4503599627370496.0;
 const TWO52_BITS: u64 = 0x4330_0000_0000_0000;
@@ -256,8 +350,9 @@ mod tests {
                 let p0 = mul::<L, 2, 0>(l, a, b);
                 let p1 = mul::<L, 2, 1>(l, a, [b[0], l.u_splat(0)]);
                 let sh = shl16(l, [a[0], l.u_and(a[1], l.u_splat(0xffff_ffff_ffff))]);
+                let v = shl_bits(l, a, l.u_and(b[0], l.u_splat(63)));
                 vec![
-                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1],
+                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1], v[0], v[1],
                 ]
             },
             |v| {
@@ -267,8 +362,13 @@ mod tests {
                 let p0 = crate::fixed::mul::<2, 0>(a, b);
                 let p1 = crate::fixed::mul::<2, 1>(a, [b[0], 0]);
                 let sh = crate::fixed::shl16([a[0], a[1] & 0xffff_ffff_ffff]);
+                let k = (b[0] & 63) as u32;
+                let v = [
+                    a[0] << k,
+                    a[1] << k | if k > 0 { a[0] >> (64 - k) } else { 0 },
+                ];
                 vec![
-                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1],
+                    s[0], s[1], d[0], d[1], p0[0], p0[1], p1[0], p1[1], sh[0], sh[1], v[0], v[1],
                 ]
             },
         );
@@ -312,12 +412,22 @@ mod tests {
             |l, v| {
                 let u53 = l.shr(v[0], 11);
                 let u52 = l.shr(v[0], 12);
-                vec![l.to_bits(to_f64_53(l, u53)), l.to_bits(to_f64_52(l, u52))]
+                // Leading bits at every position: v shifted right by its own low six bits.
+                let short = l.shr_var(v[0], l.u_and(v[0], l.u_splat(63)));
+                vec![
+                    l.to_bits(to_f64_53(l, u53)),
+                    l.to_bits(to_f64_52(l, u52)),
+                    leading_bit(l, l.u_or(v[0], l.u_splat(1))),
+                    leading_bit(l, l.u_or(short, l.u_splat(1))),
+                ]
             },
             |v| {
+                let short = v[0] >> (v[0] & 63);
                 vec![
                     ((v[0] >> 11) as f64).to_bits(),
                     ((v[0] >> 12) as f64).to_bits(),
+                    63 - (v[0] | 1).leading_zeros() as u64,
+                    63 - (short | 1).leading_zeros() as u64,
                 ]
             },
         );

@@ -35,11 +35,17 @@ pub(crate) trait Ints: Lanes {
     fn add_if(self, a: Self::U, m: Self::M) -> Self::U;
     /// `a - 1` where `m` (wrapping): a borrow in.
     fn sub_if(self, a: Self::U, m: Self::M) -> Self::U;
-    /// `t[i mod 256][limb]` for each lane's `i`.
+    /// `t[i][limb]` for each lane's `i`; an index beyond the table reads its last entry (the
+    /// callers' indices are in range: this only keeps every load inside the table).
     ///
     /// # Panics
-    /// When `limb >= W`.
-    fn gather<const W: usize>(self, t: &[[u64; W]; 256], i: Self::U, limb: usize) -> Self::U;
+    /// When `limb >= W`, or the table has 2^31 limbs or more.
+    fn gather<const W: usize, const M: usize>(
+        self,
+        t: &[[u64; W]; M],
+        i: Self::U,
+        limb: usize,
+    ) -> Self::U;
     /// The bits of the doubles (`f64::to_bits`).
     fn to_bits(self, v: Self::V) -> Self::U;
     /// The doubles of the bits (`f64::from_bits`).
@@ -132,8 +138,8 @@ impl Ints for Scalar {
         a.wrapping_sub(m as u64)
     }
     #[inline(always)]
-    fn gather<const W: usize>(self, t: &[[u64; W]; 256], i: u64, limb: usize) -> u64 {
-        t[(i % 256) as usize][limb]
+    fn gather<const W: usize, const M: usize>(self, t: &[[u64; W]; M], i: u64, limb: usize) -> u64 {
+        t[(i as usize).min(M - 1)][limb]
     }
     #[inline(always)]
     fn to_bits(self, v: f64) -> u64 {
@@ -232,10 +238,17 @@ mod x86 {
             unsafe { _mm256_add_epi64(a, _mm256_castpd_si256(m)) }
         }
         #[inline(always)]
-        fn gather<const W: usize>(self, t: &[[u64; W]; 256], i: __m256i, limb: usize) -> __m256i {
-            assert!(limb < W);
-            // Element (i mod 256, limb) of the flat table: below 256 W, inside it.
-            let i = self.u_and(i, self.u_splat(255));
+        fn gather<const W: usize, const M: usize>(
+            self,
+            t: &[[u64; W]; M],
+            i: __m256i,
+            limb: usize,
+        ) -> __m256i {
+            assert!(limb < W && W * M < 1 << 31);
+            // Element (min(i, M - 1), limb) of the flat table: below W M, inside it (and the
+            // product of the index and W fits the 32 bits that `mul32` multiplies).
+            let last = self.u_splat(M as u64 - 1);
+            let i = self.u_select(self.u_lt(last, i), last, i);
             let at = self.u_add(
                 self.mul32(i, self.u_splat(W as u64)),
                 self.u_splat(limb as u64),
@@ -319,9 +332,17 @@ mod x86 {
             unsafe { _mm512_mask_sub_epi64(a, m, a, _mm512_set1_epi64(1)) }
         }
         #[inline(always)]
-        fn gather<const W: usize>(self, t: &[[u64; W]; 256], i: __m512i, limb: usize) -> __m512i {
-            assert!(limb < W);
-            let i = self.u_and(i, self.u_splat(255));
+        fn gather<const W: usize, const M: usize>(
+            self,
+            t: &[[u64; W]; M],
+            i: __m512i,
+            limb: usize,
+        ) -> __m512i {
+            assert!(limb < W && W * M < 1 << 31);
+            // Element (min(i, M - 1), limb) of the flat table: below W M, inside it (and the
+            // product of the index and W fits the 32 bits that `mul32` multiplies).
+            let last = self.u_splat(M as u64 - 1);
+            let i = self.u_select(self.u_lt(last, i), last, i);
             let at = self.u_add(
                 self.mul32(i, self.u_splat(W as u64)),
                 self.u_splat(limb as u64),

@@ -35,10 +35,13 @@ mod exp_m1;
 mod fixed;
 mod hyperbolic;
 mod ints;
+mod log;
+mod pow;
 mod qd;
 mod simd;
 #[cfg(test)]
 mod tests;
+mod trig;
 
 use ints::Ints;
 use simd::{Lanes, Scalar};
@@ -151,6 +154,14 @@ pub trait Columns: Copy + Sized {
     fn sinh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
     /// `a.tanh()` (on [`Isa::Scalar`], the scalar method).
     fn tanh_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.ln()` (on [`Isa::Scalar`], the scalar method).
+    fn ln_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.sin()` (on [`Isa::Scalar`], the scalar method).
+    fn sin_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `a.cos()` (on [`Isa::Scalar`], the scalar method).
+    fn cos_cols(isa: Isa, dst: &mut [Self], a: &[Self]);
+    /// `dst[i] = a[i].powf(b[i])`.
+    fn powf_cols(isa: Isa, dst: &mut [Self], a: Operand<'_, Self>, b: Operand<'_, Self>);
 }
 
 /// A value as `N` components.
@@ -527,6 +538,32 @@ kernel!(
     |a, _b| a.tanh()
 );
 
+kernel!(DdLn, Dd, 2, 0, |l, a, _b| log::ln_dd(l, a), |a, _b| a.ln());
+kernel!(DdPowf, Dd, 2, 2, |l, a, b| pow::powf_dd(l, a, b), |a, b| a
+    .powf(Dd::from_array(b)));
+kernel!(
+    DdSin,
+    Dd,
+    2,
+    0,
+    |l, a, _b| {
+        let (s, _, redo) = trig::sin_cos_dd(l, a);
+        (s, redo)
+    },
+    |a, _b| a.sin()
+);
+kernel!(
+    DdCos,
+    Dd,
+    2,
+    0,
+    |l, a, _b| {
+        let (_, c, redo) = trig::sin_cos_dd(l, a);
+        (c, redo)
+    },
+    |a, _b| a.cos()
+);
+
 kernel!(QdAdd, Qd, 4, 4, |l, a, b| qd::add_qd(l, a, b), |a, b| a
     + Qd(b));
 kernel!(
@@ -613,12 +650,37 @@ kernel!(
     |l, a, _b| hyperbolic::tanh_qd(l, a),
     |a, _b| a.tanh()
 );
+kernel!(QdLn, Qd, 4, 0, |l, a, _b| log::ln_qd(l, a), |a, _b| a.ln());
+kernel!(
+    QdSin,
+    Qd,
+    4,
+    0,
+    |l, a, _b| {
+        let (s, _, redo) = trig::sin_cos_qd(l, a);
+        (s, redo)
+    },
+    |a, _b| a.sin()
+);
+kernel!(QdPowf, Qd, 4, 4, |l, a, b| pow::powf_qd(l, a, b), |a, b| a
+    .powf(Qd(b)));
+kernel!(
+    QdCos,
+    Qd,
+    4,
+    0,
+    |l, a, _b| {
+        let (_, c, redo) = trig::sin_cos_qd(l, a);
+        (c, redo)
+    },
+    |a, _b| a.cos()
+);
 
 /// Implements [`Columns`] for a type from its kernels.
 macro_rules! impl_columns {
     ($t:ty, $n:literal, $add:ident, $sub:ident, $mul:ident, $div:ident, $add_f64:ident,
      $mul_f64:ident, $div_f64:ident, $sqrt:ident, $exp:ident, $cosh:ident, $exp_m1:ident,
-     $sinh:ident, $tanh:ident) => {
+     $sinh:ident, $tanh:ident, $ln:ident, $sin:ident, $cos:ident, $powf:ident) => {
         impl Columns for $t {
             fn add_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
                 binary::<$t, _, $n>(isa, dst, a, b, $add)
@@ -659,15 +721,27 @@ macro_rules! impl_columns {
             fn tanh_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
                 unary::<$t, _, $n>(isa, dst, a, $tanh)
             }
+            fn ln_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $ln)
+            }
+            fn sin_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $sin)
+            }
+            fn cos_cols(isa: Isa, dst: &mut [$t], a: &[$t]) {
+                unary::<$t, _, $n>(isa, dst, a, $cos)
+            }
+            fn powf_cols(isa: Isa, dst: &mut [$t], a: Operand<'_, $t>, b: Operand<'_, $t>) {
+                binary::<$t, _, $n>(isa, dst, a, b, $powf)
+            }
         }
     };
 }
 
 impl_columns!(
     Dd, 2, DdAdd, DdSub, DdMul, DdDiv, DdAddF64, DdMulF64, DdDivF64, DdSqrt, DdExp, DdCosh,
-    DdExpM1, DdSinh, DdTanh
+    DdExpM1, DdSinh, DdTanh, DdLn, DdSin, DdCos, DdPowf
 );
 impl_columns!(
     Qd, 4, QdAdd, QdSub, QdMul, QdDiv, QdAddF64, QdMulF64, QdDivF64, QdSqrt, QdExp, QdCosh,
-    QdExpM1, QdSinh, QdTanh
+    QdExpM1, QdSinh, QdTanh, QdLn, QdSin, QdCos, QdPowf
 );

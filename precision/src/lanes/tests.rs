@@ -432,3 +432,292 @@ fn qd_exp_m1_sinh_tanh_columns_have_the_scalar_bits() {
         assert_same("tanh", isa, &d, |i| a[i].tanh(), qd_limbs);
     }
 }
+
+/// Arguments of ln: every range its scalar path distinguishes, and the points between them.
+fn ln_arguments(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let tail = |rng: &mut StdRng, x: Qd| {
+        let c1 = x.0[0] * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c2 = c1 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c3 = c2 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        x + Qd::new(0.0, c1, c2, c3)
+    };
+    (0..N)
+        .map(|_| match rng.gen_range(0..12) {
+            // Any positive magnitude, normal leading components.
+            0..=2 => {
+                let x = Qd::from_f64(double(&mut rng, 1022).abs());
+                tail(&mut rng, x)
+            }
+            // Moderate values, the integrands' range.
+            3 => {
+                let x = Qd::from_f64(rng.gen_range(0.0..4.0));
+                tail(&mut rng, x)
+            }
+            // Near 1, across the fixed path's lower limits 2^-12 (dd) and 2^-24 (qd): the
+            // Newton path below them.
+            4 | 5 => {
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(0..60));
+                tail(&mut rng, Qd::from_f64(1.0) + d)
+            }
+            // Just below and above powers of two (m just below 1: the fixed path takes 2m),
+            // with tails of either sign at every depth.
+            6 | 7 => {
+                let k = rng.gen_range(-1022..=1023);
+                let p = crate::ldexp(1.0, k);
+                let t = crate::ldexp(1.0, k - rng.gen_range(53..220));
+                let sign = if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
+                Qd::from_f64(p) + Qd::from_f64(sign * t)
+            }
+            // Near the table's borders: m = 1 + j/2^8 and the second index's last entries.
+            8 => {
+                let j = rng.gen_range(0..=256) as f64;
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(8..120));
+                let x = Qd::from_f64(1.0 + j / 256.0) + d;
+                let scale = crate::ldexp(1.0, rng.gen_range(-20..20));
+                tail(&mut rng, x * scale)
+            }
+            // Subnormal and zero leading components, special values, negative values.
+            9 => match rng.gen_range(0..3) {
+                0 => Qd::from_f64(double(&mut rng, 1074).abs() * 1e-300),
+                1 => Qd::from_f64(special(&mut rng)),
+                _ => {
+                    let x = Qd::from_f64(double(&mut rng, 100).abs());
+                    -tail(&mut rng, x)
+                }
+            },
+            // Malformed values: a lower component that is no rounding error of the leading one,
+            // or infinite, or NaN (the lanes hand them to the scalar method). (Not far beyond
+            // the leading one: `log_fixed` indexes its tables out of bounds and panics there.)
+            10 => {
+                let hi = rng.gen_range(0.1..20.0);
+                let lo = [2e-16, -2e-16, 1e-9, -1e-6, f64::INFINITY, f64::NAN, 5e-324]
+                    [rng.gen_range(0..7)]
+                    * if rng.gen_bool(0.5) { hi } else { 1.0 };
+                let mut c = [hi, 0.0, 0.0, 0.0];
+                c[rng.gen_range(1..4)] = lo;
+                Qd(c)
+            }
+            // Huge and tiny normal values, where |e ln2| is largest.
+            _ => {
+                let k = if rng.gen_bool(0.5) { 1023 } else { -1022 };
+                let x = Qd::from_f64(crate::ldexp(rng.gen_range(1.0..2.0), k));
+                tail(&mut rng, x)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dd_ln_columns_have_the_scalar_bits() {
+    let a: Vec<Dd> = ln_arguments(12)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    let count = |f: &dyn Fn(Dd) -> bool| a.iter().filter(|&&x| f(x)).count();
+    // The Newton path near 1, both signs of ln x on the fixed path, and m just below 1.
+    let newton = |x: Dd| x.hi >= f64::MIN_POSITIVE && (x.ln().hi.abs() < 1.0 / 4096.0);
+    assert!(count(&newton) > 1000);
+    assert!(count(&|x| x.hi > 1.0 && x.ln().hi > 1.0 / 4096.0) > 10_000);
+    assert!(count(&|x| x.hi > 0.0 && x.ln().hi < -1.0 / 4096.0) > 10_000);
+    assert!(count(&|x| x.hi.log2().fract() == 0.0 && x.lo < 0.0) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::ln_cols(isa, &mut d, &a);
+        assert_same("ln", isa, &d, |i| a[i].ln(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_ln_columns_have_the_scalar_bits() {
+    let a = ln_arguments(13);
+    let count = |f: &dyn Fn(Qd) -> bool| a.iter().filter(|&&x| f(x)).count();
+    let newton = |x: Qd| x.0[0] >= f64::MIN_POSITIVE && (x.ln().0[0].abs() < 5.96e-8);
+    assert!(count(&newton) > 1000);
+    assert!(count(&|x| x.0[0].log2().fract() == 0.0 && x.0[1] < 0.0) > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::ln_cols(isa, &mut d, &a);
+        assert_same("ln", isa, &d, |i| a[i].ln(), qd_limbs);
+    }
+}
+
+/// Arguments of sin and cos: every range `trig::sin_cos` distinguishes, and the points between.
+fn trig_arguments(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let tail = |rng: &mut StdRng, x: Qd| {
+        let c1 = x.0[0] * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c2 = c1 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        let c3 = c2 * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        x + Qd::new(0.0, c1, c2, c3)
+    };
+    (0..N)
+        .map(|_| match rng.gen_range(0..10) {
+            // The integrands' range and somewhat beyond, both signs.
+            0..=2 => {
+                let x = Qd::from_f64(rng.gen_range(-8.0..8.0));
+                tail(&mut rng, x)
+            }
+            // Every magnitude of the fixed path, 2^-24 to 2^50, and a little outside it.
+            3 | 4 => {
+                let x = Qd::from_f64(double(&mut rng, 52));
+                tail(&mut rng, x)
+            }
+            // Near multiples of π/2 at every distance: the quadrant's first guess corrected
+            // either way, results too small for the fixed point (the Cody–Waite path).
+            5 | 6 => {
+                let k = rng.gen_range(-100_000..100_000) as f64;
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(0..70));
+                tail(&mut rng, crate::Qd::PI * (k / 2.0) + d)
+            }
+            // Near the tables' borders: θ = j/2^8 and i/2^16 (θ's leading bits all ones).
+            7 => {
+                let j = rng.gen_range(0..=402) as f64 / 256.0;
+                let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(8..120));
+                let q = rng.gen_range(0..8) as f64;
+                tail(&mut rng, crate::Qd::PI * (q / 2.0) + j + d)
+            }
+            // Zeros, special values, huge and tiny values.
+            8 => match rng.gen_range(0..3) {
+                0 => Qd::from_f64(special(&mut rng)),
+                1 => Qd::from_f64(double(&mut rng, 1074) * 1e-300),
+                _ => {
+                    let x = Qd::from_f64(double(&mut rng, 300));
+                    tail(&mut rng, x)
+                }
+            },
+            // Malformed values (the lanes hand them to the scalar method).
+            _ => {
+                let hi = rng.gen_range(-20.0..20.0);
+                let lo = [0.75, -3.0, 1e300, f64::INFINITY, f64::NAN, 5e-324, -1e-9]
+                    [rng.gen_range(0..7)];
+                let mut c = [hi, 0.0, 0.0, 0.0];
+                c[rng.gen_range(1..4)] = lo;
+                Qd(c)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn dd_sin_cos_columns_have_the_scalar_bits() {
+    let a: Vec<Dd> = trig_arguments(14)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    // Results below 2^-12 in size near multiples of π/2 (the Cody–Waite path).
+    let small = |x: Dd| {
+        let (s, c) = (x.sin().hi.abs(), x.cos().hi.abs());
+        x.hi.abs() > 1.0 && s.min(c) < 1.0 / 4096.0
+    };
+    assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
+        <Dd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_sin_cos_columns_have_the_scalar_bits() {
+    let a = trig_arguments(15);
+    let small = |x: Qd| {
+        let (s, c) = (x.sin().0[0].abs(), x.cos().0[0].abs());
+        x.0[0].abs() > 1.0 && s.min(c) < 5.96e-8
+    };
+    assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
+        <Qd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
+    }
+}
+
+/// Exponents for powf: moderate ones of both signs (the lanes' path), integers and
+/// half-integers, |y| near and beyond 128 and 2^128, specials, and malformed values.
+fn powf_exponents(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..N)
+        .map(|_| match rng.gen_range(0..12) {
+            0..=5 => {
+                let y = double(&mut rng, 6);
+                Qd::from_f64(y)
+                    + Qd::new(0.0, y * f64::EPSILON * rng.gen_range(-0.5..0.5), 0.0, 0.0)
+            }
+            6 => Qd::from_f64(rng.gen_range(-20..20) as f64 * 0.5),
+            7 => Qd::from_f64(double(&mut rng, 1) * 128.0),
+            8 => Qd::from_f64(double(&mut rng, 130)),
+            9 => Qd::from_f64(special(&mut rng)),
+            10 => Qd::from_f64(double(&mut rng, 40) * 1e-9),
+            _ => Qd::new(
+                rng.gen_range(-3.0..3.0),
+                [0.5, 1e300, f64::NAN, -2.0][rng.gen_range(0..4)],
+                0.0,
+                0.0,
+            ),
+        })
+        .collect()
+}
+
+#[test]
+fn dd_powf_columns_have_the_scalar_bits() {
+    let x: Vec<Dd> = ln_arguments(17)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    let y: Vec<Dd> = powf_exponents(18)
+        .iter()
+        .map(|y| Dd::new(y.0[0], y.0[1]))
+        .collect();
+    // The lanes' path (x > 0 normal, 0 < |y| < 128), its overflow and underflow, and x near 1.
+    let lanes =
+        |i: usize| x[i].hi >= f64::MIN_POSITIVE && x[i].hi.is_finite() && y[i].hi.abs() < 128.0;
+    let count = |f: &dyn Fn(usize) -> bool| (0..N).filter(|&i| f(i)).count();
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi.is_finite()) > 20_000);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi == f64::INFINITY) > 100);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).hi == 0.0) > 100);
+    assert!(count(&|i| lanes(i) && (x[i].hi - 1.0).abs() < 1e-10) > 100);
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Column(&y));
+        assert_same("powf", isa, &d, |i| x[i].powf(y[i]), dd_limbs);
+        for c in [2.5, -0.5, 1.0 / 3.0] {
+            let cy = Dd::from(c);
+            <Dd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Constant(cy));
+            assert_same("powf x^c", isa, &d, |i| x[i].powf(cy), dd_limbs);
+        }
+        let cx = Dd::from(1.5);
+        <Dd as Columns>::powf_cols(isa, &mut d, Operand::Constant(cx), Operand::Column(&y));
+        assert_same("powf c^y", isa, &d, |i| cx.powf(y[i]), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_powf_columns_have_the_scalar_bits() {
+    let x = ln_arguments(19);
+    let y = powf_exponents(20);
+    let lanes = |i: usize| {
+        x[i].0[0] >= f64::MIN_POSITIVE && x[i].0[0].is_finite() && y[i].0[0].abs() < 128.0
+    };
+    let count = |f: &dyn Fn(usize) -> bool| (0..N).filter(|&i| f(i)).count();
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0].is_finite()) > 20_000);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == f64::INFINITY) > 100);
+    assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == 0.0) > 100);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Column(&y));
+        assert_same("powf", isa, &d, |i| x[i].powf(y[i]), qd_limbs);
+        for c in [2.5, -0.5, 1.0 / 3.0] {
+            let cy = Qd::from_f64(c);
+            <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Constant(cy));
+            assert_same("powf x^c", isa, &d, |i| x[i].powf(cy), qd_limbs);
+        }
+        let cx = Qd::from_f64(1.5);
+        <Qd as Columns>::powf_cols(isa, &mut d, Operand::Constant(cx), Operand::Column(&y));
+        assert_same("powf c^y", isa, &d, |i| cx.powf(y[i]), qd_limbs);
+    }
+}
