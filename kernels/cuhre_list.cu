@@ -4,10 +4,11 @@
 // (Sakiotis et al., SC 2021). The host (src/methods/cuhre/device.rs) only decides the
 // threshold and reads a few numbers a round; src/gpu/cuhre.rs launches these kernels:
 //
-//   rule    one warp a region: the Genz–Malik class sums and fourth differences, then lane 0
-//           computes the region's estimate, null-rule error (DCUHRE's ratio test and the safety
-//           factor), rounding floor and split axis as GenzMalik::estimate and choose_axis do on
-//           the host (src/methods/cuhre/genz_malik.rs, regions.rs);
+//   rule    one warp a region: the rule's class sums and fourth differences, then each null
+//           rule candidate's value (one a lane), then lane 0 computes the region's estimate,
+//           null-rule error (DCUHRE's ratio test and the safety factor), rounding floor and
+//           split axis as CubatureRule::estimate and choose_axis do on the host
+//           (src/methods/cuhre/rule.rs, regions.rs);
 //   settle  one thread a region: DCUHRE's check of the two children against their parent, the
 //           floor, finality (device.rs: settle); block sums of values, errors and volumes;
 //   filter  one thread a region: active when splittable and its error exceeds density × volume
@@ -21,14 +22,48 @@
 //           worst back when the retired errors pass their part of the tolerance.
 //
 // The host splices in `typedef <double|dd_t|qd_t> real_t;`, the integrand of D variables,
-// `#define HPQ_DIMS D` and the five kernel names (cuhre_rule_<type>_<D>d, ...). Every sum is in
-// a fixed order for a given list, so a run gives the same bits every time.
+// `#define HPQ_DIMS D`, `#define HPQ_DEGREE 7|9` (the rule: Genz and Malik's degree 7 on five
+// point classes, or DCUHRE's degree 9 on nine; src/methods/cuhre/genz_malik.rs, degree9.rs) and
+// the five kernel names (cuhre_rule_<type>_<D>d_deg<7|9>, ...). Every sum is in a fixed order
+// for a given list, so a run gives the same bits every time.
 #include "reduce.cuh"
+#include "rule_points.cuh"
 
 // @@INTEGRAND@@
 
 #define HPQ_WARPS 4
 #define HPQ_SAFETY 20.0
+
+#if HPQ_DEGREE == 9
+#define HPQ_CLASSES 9
+#define HPQ_AXIS_CLASSES 4
+#elif HPQ_DEGREE == 7
+#define HPQ_CLASSES 5
+#define HPQ_AXIS_CLASSES 2
+#else
+#error "HPQ_DEGREE must be 7 or 9"
+#endif
+
+// The rule's table `k`, as the host lays it out (src/methods/cuhre/rule.rs: device_table and
+// its `table` indices, which a host test compares with these): a header of doubles, then values
+// of real_t, each at a fixed slot whatever the rule (0 where it has no such class or candidate).
+// Header: ε; the candidates of each of the three null spaces (their count, as doubles); |w| and
+// the number of points of each class; each candidate's 1 / its 1-norm. Values: λa, λb, λc, λd,
+// λv and λa²/λb²; the weight per point of each class; each candidate's weights per point of
+// each class, HPQ_K_SLOTS apart.
+#define HPQ_K_SLOTS 9
+#define HPQ_K_MAX_CANDIDATES 27
+#define HPQ_K_EPSILON 0
+#define HPQ_K_SPACES 1
+#define HPQ_K_ABS_WEIGHTS 4
+#define HPQ_K_SIZES 13
+#define HPQ_K_INVERSE_NORMS 22
+#define HPQ_K_HEADER 49
+#define HPQ_K_GENERATORS 0
+#define HPQ_K_WEIGHTS 6
+#define HPQ_K_CANDIDATES 15
+#define HPQ_K_DOUBLE(i) (k[(i)])
+#define HPQ_K_REAL(i) (k + HPQ_K_HEADER + (i) * limbs<real_t>::count)
 
 typedef accumulator<real_t>::type hpq_acc;
 
@@ -45,22 +80,37 @@ __device__ __forceinline__ double as_double(qd_t v) { return v.x[0] + v.x[1]; }
 __device__ __forceinline__ void acc_store(double *p, dd_t a) { store(p, a); }
 __device__ __forceinline__ void acc_store(double *p, qd_t a) { store(p, a); }
 
-// The pair i < j with index p in the order (0,1), (0,2), ..., (0,D-1), (1,2), ...
-__device__ __forceinline__ void pair_of(unsigned p, int &i, int &j) {
+// The pair i < j with index p among n axes in the order (0,1), (0,2), ..., (0,n-1), (1,2), ...
+// (src/backend.rs: pair_of).
+__device__ __forceinline__ void pair_among(unsigned p, int n, int &i, int &j) {
     i = 0;
-    while (p >= (unsigned)(HPQ_DIMS - 1 - i)) {
-        p -= HPQ_DIMS - 1 - i;
+    while (p >= (unsigned)(n - 1 - i)) {
+        p -= n - 1 - i;
         ++i;
     }
     j = i + 1 + (int)p;
 }
 
-// The rule's constants, `k` as the host lays them out (src/gpu/cuhre.rs: rule_constants): 30
-// values of real_t (λ2, λ3, λ4, λ5, λ2²/λ3²; the degree-7 and degree-5 weights of the five
-// classes; the three null rules), then doubles: the null rules' 1/norms (3), |w7| (5), the
-// class sizes (5) and the precision's ε.
-#define HPQ_K_REAL(i) (k + (i) * limbs<real_t>::count)
-#define HPQ_K_DOUBLE(i) (k[30 * limbs<real_t>::count + (i)])
+__device__ __forceinline__ void pair_of(unsigned p, int &i, int &j) {
+    pair_among(p, HPQ_DIMS, i, j);
+}
+
+// The triple i < j < l with index t among the D axes in lexicographic order (src/backend.rs:
+// triple_of).
+__device__ __forceinline__ void triple_of(unsigned t, int &i, int &j, int &l) {
+    i = 0;
+    for (;;) {
+        const unsigned rest = (unsigned)(HPQ_DIMS - 1 - i);
+        const unsigned with_i = rest * (rest - 1) / 2;
+        if (t < with_i) break;
+        t -= with_i;
+        ++i;
+    }
+    int a, b;
+    pair_among(t, HPQ_DIMS - 1 - i, a, b);
+    j = i + 1 + a;
+    l = i + 1 + b;
+}
 
 // Whether [a, b] can be halved: adaptive.rs's splittable.
 __device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
@@ -68,11 +118,12 @@ __device__ __forceinline__ bool splittable(real_t a, real_t b, double eps) {
     return as_double(b - a) > 256.0 * eps * scale;
 }
 
-// Σ w_k S_k in the accumulator, rounded.
+// Σ w_q S_q over the rule's classes in class order, in the accumulator, rounded: `w` the first
+// of HPQ_CLASSES values of the table.
 __device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
     hpq_acc a;
     acc_zero(a);
-    for (int q = 0; q < 5; ++q) {
+    for (int q = 0; q < HPQ_CLASSES; ++q) {
         real_t wq;
         load(w + q * limbs<real_t>::count, wq);
         a = acc_add(a, wq * S[q]);
@@ -82,7 +133,11 @@ __device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
 
 // lower, upper: regions * D values, region-major ((r * D + d) * limbs). Outputs per region: its
 // estimate (real_t), error and floor (doubles), axis (-1: none can be halved). first_bad: the
-// smallest r * 2^24 + point index whose value is not finite (host-set to ~0).
+// smallest r * 2^24 + point index whose value is not finite (host-set to ~0). The points are
+// those of src/backend.rs: rule_point, in its order: the center; on each axis i the axis classes
+// (±λa, ±λb, then ±λc, ±λd for degree 9); the pairs ±λb e_i ± λb e_j; for degree 9 the mixed
+// pairs (±λb e_i ± λa e_j, then ±λa e_i ± λb e_j, eight a pair) and the triples (±λb on three
+// axes); the vertices ±λv.
 extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                                          const double *__restrict__ upper,
                                          const double *__restrict__ k,
@@ -93,15 +148,33 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                                          unsigned long long *__restrict__ first_bad) {
     const int D = HPQ_DIMS;
     const int L = limbs<real_t>::count;
+    const int A = HPQ_AXIS_CLASSES;
     __shared__ real_t lo_s[HPQ_WARPS][D], hi_s[HPQ_WARPS][D], c_s[HPQ_WARPS][D];
-    __shared__ real_t s2[HPQ_WARPS][D], s3[HPQ_WARPS][D], s4[HPQ_WARPS][D], s5[HPQ_WARPS][D];
     __shared__ real_t half_s[HPQ_WARPS][D];
+    // λ h_d for the axis classes' generators (λa, λb, then λc, λd) and, last, the vertices' λv.
+    __shared__ real_t step_s[HPQ_WARPS][HPQ_AXIS_CLASSES + 1][D];
+    // f(c + λa h_i e_i), f(c - λa h_i e_i), f(c + λb h_i e_i), f(c - λb h_i e_i) for axis i,
+    // then f(c).
     __shared__ real_t axis_values[HPQ_WARPS][4 * D + 1];
+    // The class sums, and each null-rule candidate's |N f| / ‖N‖.
+    __shared__ real_t sums_s[HPQ_WARPS][HPQ_CLASSES];
+    __shared__ double candidate_s[HPQ_WARPS][HPQ_K_MAX_CANDIDATES];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const unsigned long long on_axes = 1 + 4ull * D;
-    const unsigned long long on_pairs = on_axes + 2ull * D * (D - 1);
-    const unsigned long long count = on_pairs + (1ull << D);
-    const double eps = HPQ_K_DOUBLE(13);
+    const unsigned long long pairs = (unsigned long long)D * (D - 1) / 2;
+    const unsigned long long on_axes = 1 + 2ull * A * D;
+    const unsigned long long on_pairs = on_axes + 4ull * pairs;
+#if HPQ_DEGREE == 9
+    const unsigned long long on_mixed = on_pairs + 8ull * pairs;
+    const unsigned long long on_triples = on_mixed + 8ull * (pairs * (D - 2) / 3);
+#else
+    const unsigned long long on_mixed = on_pairs;
+    const unsigned long long on_triples = on_mixed;
+#endif
+    const unsigned long long count = on_triples + (1ull << D);
+    const double eps = HPQ_K_DOUBLE(HPQ_K_EPSILON);
+    const int candidates = (int)HPQ_K_DOUBLE(HPQ_K_SPACES) +
+                           (int)HPQ_K_DOUBLE(HPQ_K_SPACES + 1) +
+                           (int)HPQ_K_DOUBLE(HPQ_K_SPACES + 2);
 
     for (unsigned long long r = (unsigned long long)blockIdx.x * HPQ_WARPS + warp; r < regions;
          r += (unsigned long long)gridDim.x * HPQ_WARPS) {
@@ -111,22 +184,21 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
             load(upper + (r * D + d) * L, u);
             lo_s[warp][d] = l;
             hi_s[warp][d] = u;
-            const real_t h = (u - l) * 0.5;
+            // rules::half_width and rules::midpoint, as the host's regions take them.
+            const real_t h = rule_half_width(l, u);
             half_s[warp][d] = h;
-            c_s[warp][d] = (l + u) * 0.5;
-            load(HPQ_K_REAL(0), lambda);
-            s2[warp][d] = lambda * h;
-            load(HPQ_K_REAL(1), lambda);
-            s3[warp][d] = lambda * h;
-            load(HPQ_K_REAL(2), lambda);
-            s4[warp][d] = lambda * h;
-            load(HPQ_K_REAL(3), lambda);
-            s5[warp][d] = lambda * h;
+            c_s[warp][d] = rule_midpoint(l, u);
+            for (int g = 0; g < A; ++g) {
+                load(HPQ_K_REAL(HPQ_K_GENERATORS + g), lambda);
+                step_s[warp][g][d] = lambda * h;
+            }
+            load(HPQ_K_REAL(HPQ_K_GENERATORS + 4), lambda);
+            step_s[warp][A][d] = lambda * h;
         }
         __syncwarp();
 
-        hpq_acc acc[5];
-        for (int q = 0; q < 5; ++q) acc_zero(acc[q]);
+        hpq_acc acc[HPQ_CLASSES];
+        for (int q = 0; q < HPQ_CLASSES; ++q) acc_zero(acc[q]);
         for (unsigned long long p = lane; p < count; p += 32) {
             real_t x[D];
             for (int d = 0; d < D; ++d) x[d] = c_s[warp][d];
@@ -134,62 +206,122 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
             if (p == 0) {
                 cls = 0;
             } else if (p < on_axes) {
+                // 1 + 2A i + 2g + s: the axis class g + 1 on axis i, s = 1 for minus.
                 const unsigned m = (unsigned)(p - 1);
-                const int i = m >> 2, which = m & 3;
-                const real_t s = which < 2 ? s2[warp][i] : s3[warp][i];
-                x[i] = (which & 1) ? x[i] - s : x[i] + s;
-                cls = which < 2 ? 1 : 2;
+                const int i = (int)(m / (2 * A)), within = (int)(m % (2 * A)), g = within >> 1;
+                const real_t s = step_s[warp][g][i];
+                x[i] = (within & 1) ? x[i] - s : x[i] + s;
+                cls = g + 1;
             } else if (p < on_pairs) {
                 const unsigned m = (unsigned)(p - on_axes);
                 int i, j;
                 pair_of(m >> 2, i, j);
-                x[i] = (m & 1) ? x[i] - s4[warp][i] : x[i] + s4[warp][i];
-                x[j] = (m & 2) ? x[j] - s4[warp][j] : x[j] + s4[warp][j];
-                cls = 3;
-            } else {
-                const unsigned long long m = p - on_pairs;
+                const real_t si = step_s[warp][1][i], sj = step_s[warp][1][j];
+                x[i] = (m & 1) ? x[i] - si : x[i] + si;
+                x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
+                cls = A + 1;
+            }
+#if HPQ_DEGREE == 9
+            else if (p < on_mixed) {
+                // Bit 2 clear: λb on axis i and λa on axis j; set: λa on i and λb on j.
+                const unsigned m = (unsigned)(p - on_pairs);
+                int i, j;
+                pair_of(m >> 3, i, j);
+                const int gi = (m & 4) ? 0 : 1, gj = (m & 4) ? 1 : 0;
+                const real_t si = step_s[warp][gi][i], sj = step_s[warp][gj][j];
+                x[i] = (m & 1) ? x[i] - si : x[i] + si;
+                x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
+                cls = 6;
+            } else if (p < on_triples) {
+                const unsigned m = (unsigned)(p - on_mixed);
+                int i, j, l;
+                triple_of(m >> 3, i, j, l);
+                const real_t si = step_s[warp][1][i], sj = step_s[warp][1][j],
+                             sl = step_s[warp][1][l];
+                x[i] = (m & 1) ? x[i] - si : x[i] + si;
+                x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
+                x[l] = (m & 4) ? x[l] - sl : x[l] + sl;
+                cls = 7;
+            }
+#endif
+            else {
+                const unsigned long long m = p - on_triples;
                 for (int d = 0; d < D; ++d) {
-                    x[d] = ((m >> d) & 1) ? x[d] - s5[warp][d] : x[d] + s5[warp][d];
+                    const real_t s = step_s[warp][A][d];
+                    x[d] = ((m >> d) & 1) ? x[d] - s : x[d] + s;
                 }
-                cls = 4;
+                cls = HPQ_CLASSES - 1;
             }
             const real_t y = integrand(x);
             if (!isfinite(leading(y))) atomicMin(first_bad, (r << 24) | p);
-            if (p < on_axes) axis_values[warp][p == 0 ? 4 * D : (int)(p - 1)] = y;
-            for (int q = 0; q < 5; ++q) {
+            if (p == 0) {
+                axis_values[warp][4 * D] = y;
+            } else if (p < on_axes) {
+                // The first four points of each axis's block: ±λa, ±λb.
+                const unsigned m = (unsigned)(p - 1);
+                const int within = (int)(m % (2 * A));
+                if (within < 4) axis_values[warp][4 * (int)(m / (2 * A)) + within] = y;
+            }
+            for (int q = 0; q < HPQ_CLASSES; ++q) {
                 if (q == cls) acc[q] = acc_add(acc[q], y);
             }
         }
-        for (int q = 0; q < 5; ++q) acc[q] = warp_reduce(acc[q]);
+        for (int q = 0; q < HPQ_CLASSES; ++q) acc[q] = warp_reduce(acc[q]);
+        if (lane == 0) {
+            for (int q = 0; q < HPQ_CLASSES; ++q) sums_s[warp][q] = rounded(acc[q], real_t());
+        }
+        __syncwarp();
+
+        // The null rules' candidates, one a lane: |N f| / ‖N‖ as CubatureRule::estimate
+        // weighs them.
+        for (int c = lane; c < candidates; c += 32) {
+            const real_t nf = weigh(HPQ_K_REAL(HPQ_K_CANDIDATES + HPQ_K_SLOTS * c), sums_s[warp]);
+            candidate_s[warp][c] = magnitude(nf) * HPQ_K_DOUBLE(HPQ_K_INVERSE_NORMS + c);
+        }
         __syncwarp();
 
         if (lane == 0) {
-            real_t S[5];
-            for (int q = 0; q < 5; ++q) S[q] = rounded(acc[q], real_t());
+            const real_t *S = sums_s[warp];
             real_t volume = half_s[warp][0];
             for (int d = 1; d < D; ++d) volume = volume * half_s[warp][d];
-            volume = volume * (double)(1ull << D);
-            const real_t i7 = weigh(HPQ_K_REAL(5), S);
-            const real_t v = i7 * volume;
+            volume = rule_ldexp(volume, D);
+            const real_t v = weigh(HPQ_K_REAL(HPQ_K_WEIGHTS), S) * volume;
             const double vol = magnitude(volume);
+            // Null values within 64 ulp of the values' size (the largest class average) are
+            // rounding: zero.
             double size = 0.0;
-            for (int q = 0; q < 5; ++q) size = fmax(size, magnitude(S[q]) / HPQ_K_DOUBLE(8 + q));
+            for (int q = 0; q < HPQ_CLASSES; ++q) {
+                const double points = HPQ_K_DOUBLE(HPQ_K_SIZES + q);
+                if (points > 0.0) size = fmax(size, magnitude(S[q]) / points);
+            }
             const double noise = 64.0 * eps * size;
             double e[3];
+            int c = 0;
             for (int n = 0; n < 3; ++n) {
-                const double en = magnitude(weigh(HPQ_K_REAL(15 + 5 * n), S)) * HPQ_K_DOUBLE(n);
-                e[n] = en > noise ? en : 0.0;
+                const int in_space = (int)HPQ_K_DOUBLE(HPQ_K_SPACES + n);
+                double largest = 0.0;
+                for (int j = 0; j < in_space; ++j, ++c) largest = fmax(largest, candidate_s[warp][c]);
+                e[n] = largest > noise ? largest : 0.0;
             }
             const bool asymptotic = 5.0 * e[0] <= e[1] && 5.0 * e[1] <= e[2];
-            double err = vol * (asymptotic ? e[0] : 5.0 * fmax(e[0], fmax(e[1], e[2])));
+#if HPQ_DEGREE == 9
+            // e1 at least the terms' trend e2²/e3 (rule.rs: the degree-9 plane can be blind).
+            const double trend = e[2] > 0.0 ? e[1] * (e[1] / e[2]) : 0.0;
+#else
+            const double trend = 0.0;
+#endif
+            double err =
+                vol * (asymptotic ? fmax(e[0], trend) : 5.0 * fmax(e[0], fmax(e[1], e[2])));
             if (asymptotic) err *= HPQ_SAFETY;
             double mag = 0.0;
-            for (int q = 0; q < 5; ++q) mag += HPQ_K_DOUBLE(3 + q) * magnitude(S[q]);
+            for (int q = 0; q < HPQ_CLASSES; ++q) {
+                mag += HPQ_K_DOUBLE(HPQ_K_ABS_WEIGHTS + q) * magnitude(S[q]);
+            }
             const double fl = 4.0 * eps * mag * vol + 2.0 * eps * magnitude(v);
 
             // The axis: regions.rs's choose_axis on the fourth differences.
             real_t ratio;
-            load(HPQ_K_REAL(4), ratio);
+            load(HPQ_K_REAL(HPQ_K_GENERATORS + 5), ratio);
             const double axis_noise =
                 8.0 * eps * (4.0 * magnitude(S[0]) + (magnitude(S[1]) + magnitude(S[2])) / D);
             const real_t centre2 = axis_values[warp][4 * D] + axis_values[warp][4 * D];
@@ -197,9 +329,9 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
             double largest = -1.0;  // differences are magnitudes
             for (int d = 0; d < D; ++d) {
                 const real_t *a = &axis_values[warp][4 * d];
-                const real_t second2 = a[0] + a[1] - centre2;
-                const real_t second3 = a[2] + a[3] - centre2;
-                diff[d] = magnitude(second2 - ratio * second3);
+                const real_t second_a = a[0] + a[1] - centre2;
+                const real_t second_b = a[2] + a[3] - centre2;
+                diff[d] = magnitude(second_a - ratio * second_b);
                 if (splittable(lo_s[warp][d], hi_s[warp][d], eps)) largest = fmax(largest, diff[d]);
             }
             int best = -1;
@@ -468,7 +600,7 @@ extern "C" __global__ void HPQ_LIST_SPLIT(const double *__restrict__ lower,
         load(upper + (r * D + d) * L, u);
         real_t left_upper = u, right_lower = l;
         if (d == a) {
-            const real_t middle = (l + u) * 0.5;
+            const real_t middle = rule_midpoint(l, u);
             left_upper = middle;
             right_lower = middle;
         }

@@ -11,7 +11,7 @@ use precision::Real;
 
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
-use crate::methods::cuhre::{rule_points, Hyperbox};
+use crate::methods::cuhre::Hyperbox;
 use crate::methods::pbcaq::region::{self, Region};
 use crate::methods::{Options, Outcome};
 
@@ -193,31 +193,38 @@ pub trait Backend: Sync {
         ))
     }
 
-    /// The device that [`Backend::genz_malik_sums`] would run `regions` regions of `f` on, for
-    /// the per-stage record. The default is [`Backend::device`].
-    fn device_for_rule<T: Real, F: Integrand>(&self, _f: &F, _regions: usize) -> Arc<str> {
+    /// The device that [`Backend::genz_malik_sums`] would run `regions` regions of `f` with
+    /// the rule of point set `set` on, for the per-stage record. The default is
+    /// [`Backend::device`].
+    fn device_for_rule<T: Real, F: Integrand>(
+        &self,
+        _f: &F,
+        _regions: usize,
+        _set: PointSet,
+    ) -> Arc<str> {
         self.device()
     }
 
-    /// The most regions that one call of [`Backend::genz_malik_sums`] should be given by a
-    /// round of an adaptive cubature: enough to keep the device busy, few enough that a round
-    /// splits little more than one region at a time would. It must depend on the integrand
-    /// and the device only (never on the thread count), so that the rounds and the result
-    /// are the same on every machine of the kind. The default, for the CPU, is
-    /// [`CPU_ROUND_POINTS`] points' worth (at least one region).
-    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
-        (CPU_ROUND_POINTS / rule_points(f.dims().max(1))).max(1)
+    /// The most regions that one call of [`Backend::genz_malik_sums`] with the rule of point
+    /// set `set` should be given by a round of an adaptive cubature: enough to keep the device
+    /// busy, few enough that a round splits little more than one region at a time would. It
+    /// must depend on the integrand, the rule and the device only (never on the thread
+    /// count), so that the rounds and the result are the same on every machine of the kind.
+    /// The default, for the CPU, is [`CPU_ROUND_POINTS`] points' worth (at least one region).
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F, set: PointSet) -> usize {
+        (CPU_ROUND_POINTS / set.points(f.dims().max(1))).max(1)
     }
 
     /// CUHRE in rounds with the region list kept by the device ([`crate::methods::cuhre::device`]),
-    /// where the backend has such a device for `f` in `T`: the route of the parallel schedule
-    /// there. The default, for the CPU, is `None`: the rounds run on the host
-    /// ([`Backend::genz_malik_sums`]).
+    /// computing the rule of point set `set`, where the backend has such a device for `f` in
+    /// `T`: the route of the parallel schedule there. The default, for the CPU, is `None`: the
+    /// rounds run on the host ([`Backend::genz_malik_sums`]).
     fn cuhre_on_device<T: Real, F: Integrand>(
         &self,
         _f: &F,
         _region: &Hyperbox<T>,
         _options: &Options,
+        _set: PointSet,
     ) -> Option<Result<Outcome<T>>> {
         None
     }
@@ -322,6 +329,14 @@ pub enum PointSet {
 }
 
 impl PointSet {
+    /// The rule's degree: 7 or 9.
+    pub fn degree(self) -> u32 {
+        match self {
+            PointSet::Degree7 => 7,
+            PointSet::Degree9 => 9,
+        }
+    }
+
     /// The number of axis classes: 2 or 4.
     pub fn axis_classes(self) -> usize {
         match self {
@@ -375,7 +390,7 @@ pub struct RuleGenerators<T> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuleSums<T> {
     /// For each region, the sum of the integrand over each point class, in the class order of
-    /// [`rule_point`] (the degree-7 rule's five, then zeros).
+    /// [`rule_point`] (the rule's five or nine; zeros past its classes).
     pub classes: Vec<[T; RULE_CLASSES]>,
     /// For each region, the fourth divided difference along each axis, `dims` a region:
     /// |(f(c + λa h_i e_i) + f(c - λa h_i e_i) - 2 f(c)) - (λa²/λb²) (f(c + λb h_i e_i) +

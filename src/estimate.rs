@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use precision::{Dd, Qd, Real};
 
+use crate::backend::PointSet;
 use crate::methods::{Outcome, Stage};
 use crate::options::{Method, Precision};
 
@@ -103,9 +104,12 @@ pub struct Estimate {
     pub stages: Vec<Stage>,
     /// The method that produced it (under [`Method::Auto`], the one it chose).
     pub method: Method,
-    /// Why [`Method::Auto`] chose `method`: the probe's finding and any fallback; `None` when
-    /// the method was asked for by name.
+    /// Why [`Method::Auto`] chose `method`: the probe's finding and any fallback; for CUHRE,
+    /// also which rule ran and why (the integrand's finding, or that it was asked for).
+    /// `None` when a method asked for by name had nothing to choose.
     pub reason: Option<String>,
+    /// The cubature rule CUHRE ran (degree 7 or 9); `None` for the one-dimensional methods.
+    pub cubature_rule: Option<PointSet>,
 }
 
 impl Estimate {
@@ -129,6 +133,7 @@ impl Estimate {
             stages: outcome.stages,
             method,
             reason: None,
+            cubature_rule: None,
         }
     }
 }

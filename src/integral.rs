@@ -253,6 +253,29 @@ impl<F: Integrand> Integral<F> {
         self
     }
 
+    /// The rule of CUHRE (cubature only; default [`cuhre::RuleChoice::Auto`]: degree 9 for an
+    /// expression with no operation that can put a kink or a jump inside, degree 7
+    /// otherwise). The estimate's `reason` says which ran and why.
+    ///
+    /// ```
+    /// use hpquad::backend::PointSet;
+    /// use hpquad::methods::cuhre::RuleChoice;
+    /// use hpquad::Integral;
+    ///
+    /// let est = Integral::with_dims("exp(-x1^2 - x2^2)", 2)?
+    ///     .over_box(&[0.0, 0.0], &[1.0, 1.0])
+    ///     .cubature_rule(RuleChoice::Degree7)
+    ///     .tolerance(1e-10)
+    ///     .compute()?;
+    /// assert_eq!(est.cubature_rule, Some(PointSet::Degree7));
+    /// assert!(est.reason.unwrap().contains("degree-7 rule: asked for"));
+    /// # Ok::<(), hpquad::Error>(())
+    /// ```
+    pub fn cubature_rule(mut self, rule: cuhre::RuleChoice) -> Self {
+        self.options.cubature_rule = rule;
+        self
+    }
+
     /// Computes the estimate. Errors are about the problem as stated (bounds, options, a
     /// non-finite integrand value, an estimate that overflowed: a divergent integral); a
     /// tolerance not met is not an error but `converged: false`.
@@ -384,14 +407,19 @@ impl<F: Integrand> Integral<F> {
             ),
         };
         let region = cuhre::Hyperbox::new(lower, upper)?;
+        let rule = cuhre::choose_rule(&self.integrand, region.dims(), self.options.cubature_rule)?;
         let outcome = cuhre::cuhre(&self.integrand, backend, &region, schedule, &self.options)?;
         let mut estimate = Estimate::from_outcome(outcome, Method::Cuhre { schedule });
-        if self.method == Method::Auto {
-            estimate.reason = Some(format!(
-                "the integrand has {} variables: CUHRE is the n-dimensional method",
-                self.integrand.dims()
-            ));
-        }
+        estimate.cubature_rule = Some(rule.set);
+        estimate.reason = Some(if self.method == Method::Auto {
+            format!(
+                "the integrand has {} variables: CUHRE is the n-dimensional method; {}",
+                self.integrand.dims(),
+                rule.reason
+            )
+        } else {
+            rule.reason
+        });
         Ok(estimate)
     }
 
@@ -434,6 +462,16 @@ impl<F: Integrand> Integral<F> {
                 reason: format!(
                     "{} threads were asked for; give 0 (one per core) to {MAX_THREADS}",
                     self.threads
+                ),
+            });
+        }
+        if self.options.cubature_rule != cuhre::RuleChoice::Auto && self.cubature().is_none() {
+            return Err(Error::InvalidOption {
+                option: "cubature_rule",
+                reason: format!(
+                    "a cubature rule ({}) was asked for, but {} integrates over an interval \
+                     here; the rule applies to cuhre and cuhre-parallel, and to auto over a box",
+                    self.options.cubature_rule, self.method
                 ),
             });
         }

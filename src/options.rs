@@ -44,8 +44,9 @@ pub enum Method {
         /// The pair of rules on each interval.
         rule: IntervalRule,
     },
-    /// Adaptive cubature over an n-dimensional box (CUHRE with the Genz–Malik rule; see
-    /// [`crate::methods::cuhre`]): one region split at a time on the calling thread
+    /// Adaptive cubature over an n-dimensional box (CUHRE with DCUHRE's degree-9 rule or Genz
+    /// and Malik's degree-7 one, chosen per integrand: [`crate::methods::cuhre::choose_rule`];
+    /// see [`crate::methods::cuhre`]): one region split at a time on the calling thread
     /// (`Sequential`, the paper's Algorithm 1), or a batch of the worst a round, evaluated by
     /// the backend (`Parallel`).
     Cuhre {

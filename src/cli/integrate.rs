@@ -1,6 +1,6 @@
 //! `hpquad integrate EXPR --from A --to B`: one integral, any method, precision and device.
 
-use hpquad::methods::cuhre::Schedule;
+use hpquad::methods::cuhre::{RuleChoice, Schedule};
 use hpquad::methods::pbcaq::{IntervalRule, Scheme, DEFAULT_SEED};
 use hpquad::{Device, Estimate, Integral, Method, Precision};
 
@@ -44,7 +44,7 @@ pub enum MethodName {
     PbcaqS,
     /// PBCAQ with the expansion step when ln(tolerance / error) leaves room for it.
     PbcaqG,
-    /// n-D adaptive cubature (CUHRE, Genz-Malik rule), one region split at a time on one
+    /// n-D adaptive cubature (CUHRE, degree-7 or degree-9 rule), one region split at a time on one
     /// thread (the baseline).
     Cuhre,
     /// n-D adaptive cubature (CUHRE), a batch of the worst regions split a round, evaluated on
@@ -94,6 +94,10 @@ pub struct IntegrateArgs {
     /// The rule pair on each interval (caq, scaq, bcaq, pscaq, pbcaq*).
     #[arg(long, value_enum, default_value = "gauss-kronrod")]
     pub rule: RuleName,
+    /// The cubature rule of cuhre: 9 (DCUHRE), 7 (Genz-Malik), or auto (9 unless the
+    /// expression has abs, floor, min, max, ...: a kink or a jump).
+    #[arg(long, default_value = "auto")]
+    pub cubature_rule: RuleChoice,
     /// The seed of pbcaq-r's coin.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -203,11 +207,14 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
     if let Some(n) = args.threads {
         integral = integral.threads(n);
     }
+    if args.cubature_rule != RuleChoice::Auto {
+        integral = integral.cubature_rule(args.cubature_rule);
+    }
     let estimate = with_spinner("integrating", || integral.compute()).map_err(CliError::of)?;
     if args.json {
         say!("{}", to_json(args, &estimate));
     } else {
-        print_text(&estimate, dims);
+        print_text(&estimate, dims, args.method);
     }
     if estimate.converged {
         Ok(0)
@@ -279,7 +286,7 @@ fn adaptive(args: &IntegrateArgs, scheme: Scheme) -> Method {
     Method::Adaptive { scheme, rule }
 }
 
-fn print_text(estimate: &Estimate, dims: usize) {
+fn print_text(estimate: &Estimate, dims: usize, asked: MethodName) {
     say!("{}", estimate.value);
     say!(
         "error estimate {:.1e}, {} evaluations, {} levels, {:.3} s, {}, {}, {}",
@@ -291,17 +298,21 @@ fn print_text(estimate: &Estimate, dims: usize) {
         estimate.value.precision(),
         devices_used(estimate)
     );
-    if let Method::Cuhre { .. } = estimate.method {
-        let per_region = hpquad::methods::cuhre::rule_points(dims) as u64;
+    if let Some(set) = estimate.cubature_rule {
+        let per_region = set.points(dims) as u64;
         say!(
-            "{} regions evaluated ({} points each) in {} steps",
+            "{} regions evaluated ({} points each, degree-{} rule) in {} steps",
             estimate.evaluations / per_region,
             per_region,
+            set.degree(),
             estimate.levels
         );
     }
     if let Some(reason) = &estimate.reason {
-        say!("auto chose {}: {reason}", estimate.method);
+        match asked {
+            MethodName::Auto => say!("auto chose {}: {reason}", estimate.method),
+            _ => say!("{}: {reason}", estimate.method),
+        }
     }
 }
 
@@ -312,6 +323,7 @@ fn to_json(args: &IntegrateArgs, estimate: &Estimate) -> serde_json::Value {
         "to": args.to,
         "method": estimate.method.to_string(),
         "reason": estimate.reason,
+        "cubature_rule": estimate.cubature_rule.map(|set| set.degree()),
         "precision": estimate.value.precision().to_string(),
         "value": estimate.value.to_string(),
         "error_estimate": estimate.error,

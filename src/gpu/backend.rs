@@ -18,7 +18,7 @@ use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
-use crate::methods::cuhre::{device, rule_points, Hyperbox};
+use crate::methods::cuhre::{device, Hyperbox};
 use crate::methods::pbcaq::region::{Region, RegionSums};
 use crate::methods::{Options, Outcome};
 
@@ -66,12 +66,12 @@ enum Kernel {
     UniformSum,
     /// `kernels/evaluate.cu`.
     Evaluate,
-    /// `kernels/genz_malik.cu`.
-    Rule,
+    /// `kernels/genz_malik.cu` for the rule of a point set.
+    Rule(PointSet),
     /// `kernels/region.cu`.
     Region,
-    /// `kernels/cuhre_list.cu`.
-    List,
+    /// `kernels/cuhre_list.cu` for the rule of a point set.
+    List(PointSet),
 }
 
 impl GpuBackend {
@@ -114,9 +114,9 @@ impl GpuBackend {
         let source = Arc::new(super::trace::time("kernel source", || match kernel {
             Kernel::UniformSum => Gpu::integrand_source::<G>(&code),
             Kernel::Evaluate => Gpu::evaluate_source::<G>(&code),
-            Kernel::Rule => Gpu::genz_malik_source::<G>(&code),
+            Kernel::Rule(set) => Gpu::genz_malik_source::<G>(&code, set),
             Kernel::Region => Gpu::region_source::<G>(&code),
-            Kernel::List => Gpu::cuhre_list_source::<G>(&code),
+            Kernel::List(set) => Gpu::cuhre_list_source::<G>(&code, set),
         })?);
         sources.insert(key, source.clone());
         Ok(source)
@@ -181,9 +181,9 @@ fn is<A: 'static, B: 'static>() -> bool {
 }
 
 impl GpuBackend {
-    /// The Genz–Malik rule's class sums and fourth differences on each region (one launch; see
+    /// A cubature rule's class sums and fourth differences on each region (one launch; see
     /// [`Gpu::genz_malik_of_source`]): `centers` and `halfwidths` hold `f.dims()` values a
-    /// region, region-major; `generators` say where the points are (the degree-7 rule's).
+    /// region, region-major; `generators` say where the points are (either rule's).
     pub fn genz_malik<T: Real, F: Integrand>(
         &self,
         f: &F,
@@ -192,7 +192,7 @@ impl GpuBackend {
         generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let tape = Self::tape_of(f)?;
-        let source = self.source_in::<T>(Kernel::Rule, tape)?;
+        let source = self.source_in::<T>(Kernel::Rule(generators.set), tape)?;
         Ok(self
             .gpu
             .genz_malik_of_source(&source, f.dims(), centers, halfwidths, generators)?)
@@ -200,19 +200,59 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
-    /// CUHRE with the region list on this device ([`crate::methods::cuhre::device`]).
+    /// CUHRE with the region list on this device ([`crate::methods::cuhre::device`]),
+    /// computing the rule of point set `set`.
     fn cuhre_list<T: Real, F: Integrand>(
         &self,
         f: &F,
         region: &Hyperbox<T>,
         options: &Options,
+        set: PointSet,
     ) -> Result<Outcome<T>> {
         let tape = Self::tape_of(f)?;
-        let source = self.source_in::<T>(Kernel::List, tape)?;
+        let source = self.source_in::<T>(Kernel::List(set), tape)?;
         let mut list = self
             .gpu
-            .cuhre_list::<T>(&source, region.dims(), self.name.clone())?;
+            .cuhre_list::<T>(&source, region.dims(), set, self.name.clone())?;
         device::run(f, &mut list, region, options)
+    }
+}
+
+impl GpuBackend {
+    /// One round of the device's region list with the rule of point set `set` on the regions
+    /// whose corners are `lower` and `upper` (`f.dims()` values a region, region-major): each
+    /// region's estimate as the list's rule kernel computes it (its axis after the settle
+    /// kernel's finality) and its settled error (no parents: the rounding floor alone). What
+    /// `cuhre-parallel` computes on this device region by region, for checking the kernel
+    /// against the host's [`device::estimate_region`] (tests/gpu_cuhre_device.rs). An
+    /// expression of 2 to [`MAX_LIST_DIMS`] variables in f64, dd or qd.
+    pub fn cuhre_list_round<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        lower: &[T],
+        upper: &[T],
+        set: PointSet,
+    ) -> Result<Vec<(device::Raw<T>, f64)>> {
+        use device::RegionList;
+        let dims = f.dims();
+        if !(2..=MAX_LIST_DIMS).contains(&dims) {
+            return Err(Error::Gpu(format!(
+                "the device's region list takes 2 to {MAX_LIST_DIMS} dimensions, not {dims}"
+            )));
+        }
+        let tape = Self::tape_of(f)?;
+        let source = self.source_in::<T>(Kernel::List(set), tape)?;
+        let mut list = self
+            .gpu
+            .cuhre_list::<T>(&source, dims, set, self.name.clone())?;
+        list.load(lower, upper)?;
+        let round = list.rule(&device::Share::default())?;
+        if let Some((r, k)) = round.list.bad {
+            return Err(Error::Gpu(format!(
+                "region {r} has a value that is not finite at its point {k}"
+            )));
+        }
+        Ok(list.estimates()?)
     }
 }
 
@@ -323,9 +363,7 @@ impl Backend for GpuBackend {
         generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let dims = rule_regions(f, centers, halfwidths)?;
-        // The kernel has the degree-7 point set; another rule's sums are the host's.
-        let kernel_rule = generators.set == PointSet::Degree7;
-        if centers.is_empty() || !(2..=MAX_RULE_DIMS).contains(&dims) || !kernel_rule {
+        if centers.is_empty() || !(2..=MAX_RULE_DIMS).contains(&dims) {
             return Ok(RuleSums::collect(
                 centers
                     .chunks_exact(dims)
@@ -336,8 +374,8 @@ impl Backend for GpuBackend {
         self.genz_malik(f, centers, halfwidths, generators)
     }
 
-    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
-        gpu_rule_round(f.dims())
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F, set: PointSet) -> usize {
+        gpu_rule_round(f.dims(), set)
     }
 
     /// The region list kept on the device for expressions of 2 to [`MAX_LIST_DIMS`]
@@ -347,13 +385,14 @@ impl Backend for GpuBackend {
         f: &F,
         region: &Hyperbox<T>,
         options: &Options,
+        set: PointSet,
     ) -> Option<Result<Outcome<T>>> {
         let typed = is::<T, f64>() || is::<T, Dd>() || is::<T, Qd>();
         let fits = (2..=MAX_LIST_DIMS).contains(&region.dims()) && f.dims() == region.dims();
         if !(typed && fits && f.tape().is_some()) {
             return None;
         }
-        Some(self.cuhre_list(f, region, options))
+        Some(self.cuhre_list(f, region, options, set))
     }
 
     fn points_per_call<T: Real, F: Integrand>(&self, _f: &F) -> usize {
@@ -375,10 +414,10 @@ pub const GPU_ROUND_REGIONS: usize = 1 << 15;
 /// The rule points of one GPU round at most; see [`GPU_ROUND_REGIONS`].
 pub const GPU_ROUND_POINTS: usize = 1 << 26;
 
-/// The regions of a GPU round in `dims` dimensions.
-fn gpu_rule_round(dims: usize) -> usize {
+/// The regions of a GPU round in `dims` dimensions with the rule of point set `set`.
+fn gpu_rule_round(dims: usize, set: PointSet) -> usize {
     GPU_ROUND_REGIONS
-        .min(GPU_ROUND_POINTS / rule_points(dims.max(1)))
+        .min(GPU_ROUND_POINTS / set.points(dims.max(1)))
         .max(1)
 }
 
@@ -559,11 +598,11 @@ impl HybridBackend {
             && self.gpu().is_some()
     }
 
-    /// Whether a rule list of `regions` regions of `f` goes to the GPU: regions × rule points
-    /// of at least [`gpu_min_rule_points`], an expression of 2 to [`MAX_RULE_DIMS`] variables,
-    /// a GPU.
-    fn rule_on_gpu<F: Integrand>(&self, f: &F, regions: usize) -> bool {
-        let points = (regions as u64).saturating_mul(rule_points(f.dims().max(1)) as u64);
+    /// Whether a rule list of `regions` regions of `f` with the rule of point set `set` goes
+    /// to the GPU: regions × rule points of at least [`gpu_min_rule_points`], an expression
+    /// of 2 to [`MAX_RULE_DIMS`] variables, a GPU.
+    fn rule_on_gpu<F: Integrand>(&self, f: &F, regions: usize, set: PointSet) -> bool {
+        let points = (regions as u64).saturating_mul(set.points(f.dims().max(1)) as u64);
         self.may_use_gpu()
             && (2..=MAX_RULE_DIMS).contains(&f.dims())
             && f.tape().is_some()
@@ -637,16 +676,20 @@ impl Backend for HybridBackend {
         generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
         let regions = centers.len() / f.dims().max(1);
-        // The rule kernel has the degree-7 point set; another rule's sums are the CPU's.
-        let on_gpu = generators.set == PointSet::Degree7 && self.rule_on_gpu(f, regions);
+        let on_gpu = self.rule_on_gpu(f, regions, generators.set);
         match self.started() {
             Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, generators),
             _ => self.cpu.genz_malik_sums(f, centers, halfwidths, generators),
         }
     }
 
-    fn device_for_rule<T: Real, F: Integrand>(&self, f: &F, regions: usize) -> Arc<str> {
-        let on_gpu = self.rule_on_gpu(f, regions);
+    fn device_for_rule<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        regions: usize,
+        set: PointSet,
+    ) -> Arc<str> {
+        let on_gpu = self.rule_on_gpu(f, regions, set);
         match self.started() {
             Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),
@@ -697,20 +740,21 @@ impl Backend for HybridBackend {
         f: &F,
         region: &Hyperbox<T>,
         options: &Options,
+        set: PointSet,
     ) -> Option<Result<Outcome<T>>> {
         if !self.eager {
             return None;
         }
-        self.started()?.cuhre_on_device(f, region, options)
+        self.started()?.cuhre_on_device(f, region, options, set)
     }
 
     /// The GPU's round when a round of that size would go to the GPU, else the CPU's.
-    fn rule_round<T: Real, F: Integrand>(&self, f: &F) -> usize {
-        let gpu = gpu_rule_round(f.dims());
-        if self.rule_on_gpu(f, gpu) {
+    fn rule_round<T: Real, F: Integrand>(&self, f: &F, set: PointSet) -> usize {
+        let gpu = gpu_rule_round(f.dims(), set);
+        if self.rule_on_gpu(f, gpu, set) {
             gpu
         } else {
-            self.cpu.rule_round::<T, F>(f)
+            self.cpu.rule_round::<T, F>(f, set)
         }
     }
 }

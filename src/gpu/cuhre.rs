@@ -16,9 +16,9 @@ use precision::Real;
 
 use super::error::{alloc, driver, launch as launch_error};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, CUHRE_LIST_CU};
+use crate::backend::PointSet;
 use crate::expr::cuda::CudaIntegrand;
-use crate::methods::cuhre::device::DEVICE_RULE;
-use crate::methods::cuhre::device::{empty, ListSums, RegionList, Round, Share};
+use crate::methods::cuhre::device::{empty, ListSums, Raw, RegionList, Round, Share};
 use crate::methods::cuhre::CubatureRule;
 
 /// The most dimensions of the device list: 2^16 vertices a region, one warp's loop.
@@ -36,16 +36,20 @@ const REDUCE_THREADS: u32 = 1024;
 /// The most blocks of the rule kernel (a grid-stride loop past it).
 const MAX_RULE_BLOCKS: u64 = 1 << 22;
 
-/// The kernels' names for `type_name` and `dims`: rule, settle, filter, reduce, split.
-fn kernel_names(type_name: &str, dims: usize) -> [String; 5] {
+/// The kernels' names for `type_name`, `dims` and the rule of `set`: rule, settle, filter,
+/// reduce, split (`cuhre_rule_qd_5d_deg9`).
+fn kernel_names(type_name: &str, dims: usize, set: PointSet) -> [String; 5] {
     ["rule", "settle", "filter", "reduce", "split"]
-        .map(|k| format!("cuhre_{k}_{type_name}_{dims}d"))
+        .map(|k| format!("cuhre_{k}_{type_name}_{dims}d_deg{}", set.degree()))
 }
 
 impl Gpu {
-    /// The complete CUDA source of the list kernels for `T` and a generated integrand of 2 to
-    /// [`MAX_LIST_DIMS`] variables, as NVRTC sees it.
-    pub fn cuhre_list_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+    /// The complete CUDA source of the list kernels for `T`, a generated integrand of 2 to
+    /// [`MAX_LIST_DIMS`] variables and the rule of point set `set`, as NVRTC sees it.
+    pub fn cuhre_list_source<T: GpuReal>(
+        integrand: &CudaIntegrand,
+        set: PointSet,
+    ) -> Result<String> {
         let dims = integrand.dims;
         if !(2..=MAX_LIST_DIMS).contains(&dims) {
             return Err(GpuError::Invalid(format!(
@@ -53,11 +57,17 @@ impl Gpu {
             )));
         }
         let prelude = function_prelude(integrand)?;
-        let names = kernel_names(T::NAME, dims);
+        let names = kernel_names(T::NAME, dims, set);
         let kernel = format!(
-            "#define HPQ_DIMS {dims}\n#define HPQ_LIST_RULE {}\n#define HPQ_LIST_SETTLE {}\n\
-             #define HPQ_LIST_FILTER {}\n#define HPQ_LIST_REDUCE {}\n#define HPQ_LIST_SPLIT {}",
-            names[0], names[1], names[2], names[3], names[4]
+            "#define HPQ_DIMS {dims}\n#define HPQ_DEGREE {}\n#define HPQ_LIST_RULE {}\n\
+             #define HPQ_LIST_SETTLE {}\n#define HPQ_LIST_FILTER {}\n#define HPQ_LIST_REDUCE {}\n\
+             #define HPQ_LIST_SPLIT {}",
+            set.degree(),
+            names[0],
+            names[1],
+            names[2],
+            names[3],
+            names[4]
         );
         splice::<T>(
             CUHRE_LIST_CU,
@@ -70,17 +80,19 @@ impl Gpu {
     }
 
     /// An empty region list of `dims` dimensions in `T` with the kernels of `source`
-    /// ([`Gpu::cuhre_list_source`] for `T`).
+    /// ([`Gpu::cuhre_list_source`] for `T` and `set`), computing the rule of `set`.
     pub(crate) fn cuhre_list<T: Real>(
         &self,
         source: &str,
         dims: usize,
+        set: PointSet,
         name: Arc<str>,
     ) -> Result<GpuList<T>> {
-        let module = self
-            .compiler
-            .module(&format!("hpquad_cuhre_list_{}.cu", T::NAME), source)?;
-        let names = kernel_names(T::NAME, dims);
+        let module = self.compiler.module(
+            &format!("hpquad_cuhre_list_{}_deg{}.cu", T::NAME, set.degree()),
+            source,
+        )?;
+        let names = kernel_names(T::NAME, dims, set);
         let load = |k: usize| {
             module
                 .load_function(&names[k])
@@ -92,20 +104,18 @@ impl Gpu {
             filter: load(2)?,
             reduce: load(3)?,
             split: load(4)?,
-            name: format!("cuhre_*_{}_{dims}d", T::NAME),
+            name: format!("cuhre_*_{}_{dims}d_deg{}", T::NAME, set.degree()),
         };
         let stream = self.stream.clone();
         let ordinal = stream.context().ordinal();
-        let rule = CubatureRule::<T>::with_set(DEVICE_RULE, dims);
-        let (values, doubles) = rule
-            .device_table()
-            .ok_or_else(|| GpuError::Invalid("the list kernel takes the degree-7 rule".into()))?;
-        let mut table: Vec<f64> = values
-            .iter()
-            .flat_map(|v| v.limbs()[..T::LIMBS].to_vec())
-            .collect();
-        table.extend_from_slice(&doubles);
-        table.push(T::epsilon().to_f64());
+        // The header's doubles, then the values' limbs (kernels/cuhre_list.cu: HPQ_K_*).
+        let rule = CubatureRule::<T>::with_set(set, dims).device_table();
+        let mut table = rule.header;
+        table.extend(
+            rule.reals
+                .iter()
+                .flat_map(|v| v.limbs()[..T::LIMBS].to_vec()),
+        );
         let constants = stream
             .clone_htod(&table)
             .map_err(|e| alloc(ordinal, 8 * table.len(), e))?;
@@ -124,6 +134,7 @@ impl Gpu {
             kernels,
             name,
             dims,
+            set,
             limbs: T::LIMBS,
             acc_limbs,
             constants,
@@ -236,9 +247,12 @@ pub(crate) struct GpuList<T> {
     kernels: Kernels,
     name: Arc<str>,
     dims: usize,
+    /// The rule the kernels compute.
+    set: PointSet,
     limbs: usize,
     acc_limbs: usize,
-    /// The rule's table: 30 values of `limbs` doubles, 13 doubles, ε.
+    /// The rule's table ([`CubatureRule::device_table`]): `table::HEADER` doubles, then
+    /// `table::REALS` values of `limbs` doubles.
     constants: CudaSlice<f64>,
     current: Slot,
     next: Slot,
@@ -270,6 +284,43 @@ fn lost(what: &str) -> GpuError {
 }
 
 impl<T: Real> GpuList<T> {
+    /// The list's regions as the last [`RegionList::rule`] left them: each one's estimate as
+    /// the rule kernel computed it, its axis after the settle kernel's finality, and its
+    /// settled error.
+    pub(crate) fn estimates(&self) -> Result<Vec<(Raw<T>, f64)>> {
+        let n = self.regions as usize;
+        let slot = self.current.buffers.as_ref().ok_or_else(|| lost("list"))?;
+        let failed = |e| launch_error(&self.kernels.name, self.ordinal, e);
+        let read = |buffer: &CudaSlice<f64>, len: usize| -> Result<Vec<f64>> {
+            let mut host = vec![0.0; len];
+            self.stream
+                .memcpy_dtoh(&buffer.slice(..len), &mut host)
+                .map_err(failed)?;
+            Ok(host)
+        };
+        let values = read(&slot.value, n * self.limbs)?;
+        let (errors, floors, settled) = (
+            read(&slot.error, n)?,
+            read(&slot.floor, n)?,
+            read(&slot.settled, n)?,
+        );
+        let mut axes = vec![0i32; n];
+        self.stream
+            .memcpy_dtoh(&slot.axis.slice(..n), &mut axes)
+            .map_err(failed)?;
+        Ok((0..n)
+            .map(|r| {
+                let raw = Raw {
+                    value: T::from_limbs(&values[r * self.limbs..(r + 1) * self.limbs]),
+                    error: errors[r],
+                    floor: floors[r],
+                    axis: usize::try_from(axes[r]).ok(),
+                };
+                (raw, settled[r])
+            })
+            .collect())
+    }
+
     /// Grows `slot` (not in use) to hold at least `regions` (doubling, at most `most`); on a
     /// failed allocation, halves the request down to `at_least`. Returns the capacity.
     fn grow(&mut self, which: Which, regions: u64, at_least: u64) -> Result<u64> {
@@ -451,6 +502,10 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         self.name.clone()
     }
 
+    fn point_set(&self) -> PointSet {
+        self.set
+    }
+
     fn load(&mut self, lower: &[T], upper: &[T]) -> crate::error::Result<()> {
         let width = self.dims;
         let regions = (lower.len() / width) as u64;
@@ -516,9 +571,10 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         // SAFETY: HPQ_LIST_RULE(const double *lower, const double *upper, const double *k, u64
         // regions, double *value, double *error, double *floor, int *axis, u64 *first_bad).
         // The kernels were loaded by name for T and dims, so real_t has `limbs` limbs and
-        // HPQ_DIMS = dims. n ≤ the slot's capacity: lower and upper hold capacity * dims *
-        // limbs doubles, value capacity * limbs, error, floor and axis capacity entries; the
-        // kernel reads and writes region r < n only; k holds 30 * limbs + 14 doubles.
+        // HPQ_DIMS = dims, HPQ_DEGREE the rule of `set`. n ≤ the slot's capacity: lower and
+        // upper hold capacity * dims * limbs doubles, value capacity * limbs, error, floor and
+        // axis capacity entries; the kernel reads and writes region r < n only; k holds
+        // table::HEADER + table::REALS * limbs doubles (device_table), the kernel reads below.
         unsafe { args.launch(rule_cfg) }
             .map_err(|e| launch_error(&self.kernels.name, ordinal, e))?;
         let mut args = self.stream.launch_builder(&self.kernels.settle);
@@ -804,5 +860,211 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         let upper = corners.pop().unwrap_or_default();
         let lower = corners.pop().unwrap_or_default();
         Ok((lower, upper))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The list kernel's source and its table, without a device: the kernel's indices into the
+    //! table are the host's, and the estimate the kernel computes from the table (replayed
+    //! here index for index, as `HPQ_LIST_RULE` reads it) is [`CubatureRule::estimate`]'s, bit
+    //! for bit, for both rules in f64, dd and qd.
+    use super::*;
+    use crate::backend::{region_sums, RULE_CLASSES};
+    use crate::expr::{cuda, Expr};
+    use crate::methods::cuhre::rule::table;
+    use crate::methods::cuhre::SAFETY;
+    use crate::rules::{half_width, midpoint};
+    use precision::{Dd, Qd};
+
+    /// The value of `#define name value` in `source`.
+    fn define(source: &str, name: &str) -> f64 {
+        let prefix = format!("#define {name} ");
+        source
+            .lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no #define {name} with a number"))
+    }
+
+    #[test]
+    fn the_list_kernel_reads_the_table_where_the_host_writes_it() {
+        let expected = [
+            ("HPQ_K_SLOTS", RULE_CLASSES),
+            ("HPQ_K_MAX_CANDIDATES", table::MAX_CANDIDATES),
+            ("HPQ_K_EPSILON", table::EPSILON),
+            ("HPQ_K_SPACES", table::SPACES),
+            ("HPQ_K_ABS_WEIGHTS", table::ABS_WEIGHTS),
+            ("HPQ_K_SIZES", table::SIZES),
+            ("HPQ_K_INVERSE_NORMS", table::INVERSE_NORMS),
+            ("HPQ_K_HEADER", table::HEADER),
+            ("HPQ_K_GENERATORS", table::GENERATORS),
+            ("HPQ_K_WEIGHTS", table::WEIGHTS),
+            ("HPQ_K_CANDIDATES", table::CANDIDATES),
+        ];
+        for (name, value) in expected {
+            assert_eq!(define(CUHRE_LIST_CU, name), value as f64, "{name}");
+        }
+        assert_eq!(define(CUHRE_LIST_CU, "HPQ_SAFETY"), SAFETY);
+    }
+
+    #[test]
+    fn the_sources_are_named_after_their_type_dimension_and_rule() {
+        let e = Expr::parse("exp(-x1*x2) + x3", 3).unwrap();
+        let qd = cuda::integrand::<Qd>(e.tape()).unwrap();
+        let list = Gpu::cuhre_list_source::<Qd>(&qd, PointSet::Degree9).unwrap();
+        assert!(list.contains("#define HPQ_DEGREE 9\n"));
+        assert!(list.contains("#define HPQ_LIST_RULE cuhre_rule_qd_3d_deg9\n"));
+        assert!(list.contains("#define HPQ_LIST_SPLIT cuhre_split_qd_3d_deg9"));
+        assert!(list.contains("typedef qd_t real_t;"));
+        // The defines come before the rule's choice of classes that reads them.
+        assert!(
+            list.find("#define HPQ_DEGREE").unwrap() < list.find("#if HPQ_DEGREE == 9").unwrap()
+        );
+        assert!(!list.contains(super::super::INTEGRAND_MARKER));
+        let dd = cuda::integrand::<Dd>(e.tape()).unwrap();
+        let rule = Gpu::genz_malik_source::<Dd>(&dd, PointSet::Degree7).unwrap();
+        assert!(rule.contains("#define HPQ_DEGREE 7\n"));
+        assert!(rule.contains("#define HPQ_RULE_KERNEL genz_malik_dd_3d_deg7"));
+        assert!(Gpu::cuhre_list_source::<f64>(
+            &cuda::integrand::<f64>(Expr::parse("x1", 1).unwrap().tape()).unwrap(),
+            PointSet::Degree7
+        )
+        .is_err());
+    }
+
+    /// What `HPQ_LIST_RULE` computes for a region of half-widths `half` from its class sums
+    /// `sums` and fourth differences (those as the host's), reading `t` by the kernel's
+    /// indices: the estimate, the error (with the safety factor) and the floor.
+    fn replay<T: Real>(
+        t: &crate::methods::cuhre::rule::DeviceTable<T>,
+        set: PointSet,
+        half: &[T],
+        sums: &[T; RULE_CLASSES],
+    ) -> (T, f64, f64) {
+        let classes = set.classes();
+        let eps = t.header[table::EPSILON];
+        let weigh = |at: usize| {
+            let mut a = T::zero().to_accumulator();
+            for (q, &s) in sums.iter().enumerate().take(classes) {
+                a = a + (t.reals[at + q] * s).to_accumulator();
+            }
+            T::from_accumulator(a)
+        };
+        let magnitude = |v: T| v.to_f64().abs();
+        let volume = half[1..]
+            .iter()
+            .fold(half[0], |v, &h| v * h)
+            .ldexp(half.len() as i32);
+        let value = weigh(table::WEIGHTS) * volume;
+        let vol = magnitude(volume);
+        let mut size: f64 = 0.0;
+        for (q, &s) in sums.iter().enumerate().take(classes) {
+            let points = t.header[table::SIZES + q];
+            if points > 0.0 {
+                size = size.max(magnitude(s) / points);
+            }
+        }
+        let noise = 64.0 * eps * size;
+        let mut e = [0.0; 3];
+        let mut c = 0;
+        for (n, en) in e.iter_mut().enumerate() {
+            let mut largest: f64 = 0.0;
+            for _ in 0..t.header[table::SPACES + n] as usize {
+                let nf = weigh(table::CANDIDATES + RULE_CLASSES * c);
+                largest = largest.max(magnitude(nf) * t.header[table::INVERSE_NORMS + c]);
+                c += 1;
+            }
+            *en = if largest > noise { largest } else { 0.0 };
+        }
+        let asymptotic = 5.0 * e[0] <= e[1] && 5.0 * e[1] <= e[2];
+        let trend = if set == PointSet::Degree9 && e[2] > 0.0 {
+            e[1] * (e[1] / e[2])
+        } else {
+            0.0
+        };
+        let mut err = vol
+            * if asymptotic {
+                e[0].max(trend)
+            } else {
+                5.0 * e[0].max(e[1].max(e[2]))
+            };
+        if asymptotic {
+            err *= SAFETY;
+        }
+        let mut mag = 0.0;
+        for (q, &s) in sums.iter().enumerate().take(classes) {
+            mag += t.header[table::ABS_WEIGHTS + q] * magnitude(s);
+        }
+        let floor = 4.0 * eps * mag * vol + 2.0 * eps * magnitude(value);
+        (value, err, floor)
+    }
+
+    fn replays_the_estimate<T: Real>() {
+        let integrands = [
+            // Smooth: the asymptotic branch on small regions, the other on large ones.
+            "exp(-3*(x1 - 0.3)^2 - x2) * cos(2*x3 + x1)",
+            // A polynomial both rules integrate exactly: null values at rounding level.
+            "1 + x1*x2 - x3^2",
+            // A jump: the pessimistic branch.
+            "floor(3*x1 + x2) - x3",
+        ];
+        for dims in [2usize, 3, 5] {
+            for set in [PointSet::Degree7, PointSet::Degree9] {
+                let rule = CubatureRule::<T>::with_set(set, dims);
+                let t = rule.device_table();
+                assert_eq!(t.header.len(), table::HEADER);
+                assert_eq!(t.reals.len(), table::REALS);
+                assert_eq!(t.header[table::EPSILON], T::epsilon().to_f64());
+                let spaces: Vec<usize> = (0..3)
+                    .map(|n| t.header[table::SPACES + n] as usize)
+                    .collect();
+                assert!(spaces.iter().all(|&c| c >= 1) && spaces.iter().sum::<usize>() <= 27);
+                for source in integrands {
+                    let names = ["x1", "x2", "x3", "x4", "x5"];
+                    let mut text = source.to_string();
+                    for name in &names[dims.min(3)..3] {
+                        text = text.replace(name, "0.25");
+                    }
+                    let f = Expr::parse(&text, dims).unwrap();
+                    for (lo, width) in [(0.0, 1.0), (0.375, 0.0625), (-2.5, 3.0)] {
+                        let lower: Vec<T> = (0..dims)
+                            .map(|d| T::from_f64(lo + 0.125 * d as f64))
+                            .collect();
+                        let upper: Vec<T> = lower.iter().map(|&a| a + T::from_f64(width)).collect();
+                        let center: Vec<T> = lower
+                            .iter()
+                            .zip(&upper)
+                            .map(|(&a, &b)| midpoint(a, b))
+                            .collect();
+                        let half: Vec<T> = lower
+                            .iter()
+                            .zip(&upper)
+                            .map(|(&a, &b)| half_width(a, b))
+                            .collect();
+                        let (sums, fourth, _) = region_sums(&f, &center, &half, rule.generators());
+                        let host = rule.estimate(&half, &sums, &fourth);
+                        let (value, error, floor) = replay(&t, set, &half, &sums);
+                        let want = if host.asymptotic {
+                            SAFETY * host.error
+                        } else {
+                            host.error
+                        };
+                        let name = format!("{} {set:?} n={dims} {text} from {lo}", T::NAME);
+                        let bits = |v: T| v.limbs().map(f64::to_bits);
+                        assert_eq!(bits(value), bits(host.value), "{name}");
+                        assert_eq!(error.to_bits(), want.to_bits(), "{name}");
+                        assert_eq!(floor.to_bits(), host.floor.to_bits(), "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_replays_the_hosts_estimate_bit_for_bit() {
+        replays_the_estimate::<f64>();
+        replays_the_estimate::<Dd>();
+        replays_the_estimate::<Qd>();
     }
 }

@@ -13,6 +13,7 @@ use cudarc::driver::{
 };
 
 use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
+use crate::backend::PointSet;
 
 /// Threads per block of every kernel here: a multiple of 32 (the block reduction needs whole
 /// warps) and at most 1024.
@@ -348,29 +349,32 @@ pub(crate) fn evaluate(
         .map_err(|e| launch_error(&kernel.name, ordinal, e))
 }
 
-/// The `genz_malik_<type>_<D>d` kernel of `kernels/genz_malik.cu`: the Genz–Malik rule's class
-/// sums and fourth differences over a list of regions of D dimensions.
+/// The `genz_malik_<type>_<D>d_deg<7|9>` kernel of `kernels/genz_malik.cu`: a cubature rule's
+/// class sums and fourth differences over a list of regions of D dimensions.
 pub(crate) struct RuleKernel {
     func: CudaFunction,
     name: String,
     limbs: usize,
     dims: usize,
+    /// The rule's point set (its classes: the sums a region).
+    set: PointSet,
 }
 
 impl RuleKernel {
-    /// Takes the kernel for `type_name` and `dims` ([`super::rule::rule_kernel_name`]) from a module
-    /// compiled from `genz_malik.cu`.
+    /// Takes the kernel for `type_name`, `dims` and the rule of `set`
+    /// ([`super::rule::rule_kernel_name`]) from a module compiled from `genz_malik.cu` for them.
     pub(crate) fn from_module(
         module: &Arc<CudaModule>,
         type_name: &str,
         dims: usize,
+        set: PointSet,
     ) -> Result<Self> {
         let limbs = type_limbs(type_name).ok_or_else(|| {
             GpuError::Invalid(format!(
                 "the GPU computes in f64, dd or qd, not {type_name}"
             ))
         })?;
-        let name = super::rule::rule_kernel_name(type_name, dims);
+        let name = super::rule::rule_kernel_name(type_name, dims, set);
         let func = module
             .load_function(&name)
             .map_err(|e| driver("cuModuleGetFunction", e))?;
@@ -379,14 +383,15 @@ impl RuleKernel {
             name,
             limbs,
             dims,
+            set,
         })
     }
 }
 
 /// What the rule kernel returns for each region.
 pub(crate) struct RuleOutput {
-    /// The five class sums of each region, `limbs` doubles each (class k of region r at
-    /// `(r * 5 + k) * limbs`).
+    /// The class sums of each region (5 or 9, the rule's classes C), `limbs` doubles each
+    /// (class k of region r at `(r * C + k) * limbs`).
     pub(crate) sums: Vec<f64>,
     /// The fourth difference along each axis (axis d of region r at `r * dims + d`).
     pub(crate) fourth: Vec<f64>,
@@ -395,13 +400,14 @@ pub(crate) struct RuleOutput {
 }
 
 /// Threads of a rule block: enough warps for the points of a region, at most 128.
-fn rule_threads(dims: usize) -> u32 {
-    let points = 1 + 2 * dims * (dims + 1) + (1usize << dims.min(20));
+fn rule_threads(dims: usize, set: PointSet) -> u32 {
+    let points = set.points(dims.min(20));
     points.next_multiple_of(32).clamp(32, 128) as u32
 }
 
 /// Runs the rule kernel over `regions` regions: `centers` and `halfwidths` hold `regions * dims`
-/// values of `limbs` doubles each, region-major; `constants` holds λ2, λ3, λ4, λ5 and λ2²/λ3².
+/// values of `limbs` doubles each, region-major; `constants` holds λa, λb, λc, λd, λv and
+/// λa²/λb².
 pub(crate) fn genz_malik(
     stream: &Arc<CudaStream>,
     kernel: &RuleKernel,
@@ -410,13 +416,14 @@ pub(crate) fn genz_malik(
     constants: &[f64],
 ) -> Result<RuleOutput> {
     let (limbs, dims) = (kernel.limbs, kernel.dims);
+    let classes = kernel.set.classes();
     let regions = centers.len() / (dims * limbs);
     if centers.len() != regions * dims * limbs
         || halfwidths.len() != centers.len()
-        || constants.len() != 5 * limbs
+        || constants.len() != 6 * limbs
     {
         return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs regions of {dims} coordinates of {limbs} limbs and 5 constants, \
+            "kernel '{}' needs regions of {dims} coordinates of {limbs} limbs and 6 constants, \
              got {}, {} and {} doubles",
             kernel.name,
             centers.len(),
@@ -439,7 +446,7 @@ pub(crate) fn genz_malik(
     };
     let (centers_dev, halfwidths_dev) = (upload(centers)?, upload(halfwidths)?);
     let constants_dev = upload(constants)?;
-    let sums_len = regions * 5 * limbs;
+    let sums_len = regions * classes * limbs;
     let mut sums = stream
         .alloc_zeros::<f64>(sums_len)
         .map_err(|e| alloc(ordinal, 8 * sums_len, e))?;
@@ -452,7 +459,7 @@ pub(crate) fn genz_malik(
     let blocks = u32::try_from(regions.min(1 << 20)).unwrap_or(1 << 20);
     let cfg = LaunchConfig {
         grid_dim: (blocks, 1, 1),
-        block_dim: (rule_threads(dims), 1, 1),
+        block_dim: (rule_threads(dims, kernel.set), 1, 1),
         shared_mem_bytes: 0,
     };
     let regions64 = regions as u64;
@@ -466,11 +473,12 @@ pub(crate) fn genz_malik(
         .arg(&regions64);
     // SAFETY: the arguments match HPQ_RULE_KERNEL's parameters in kernels/genz_malik.cu (three
     // pointers to doubles read, two written, a pointer to u64, a u64 count). The kernel's name
-    // says its type and dimension (from_module), so real_t has `limbs` limbs and HPQ_DIMS is
-    // `dims`. Block r (and r + gridDim.x, ...) reads centers and halfwidths at (r * dims + d) *
-    // limbs, d < dims, within regions * dims * limbs; constants below 5 * limbs; writes
-    // sums[(r * 5 + k) * limbs ..][..limbs], k < 5, fourth[r * dims + d] and bad[r], all within
-    // the lengths allocated above. The block has a multiple of 32 threads, at most 128.
+    // says its type, dimension and rule (from_module), so real_t has `limbs` limbs, HPQ_DIMS
+    // is `dims` and HPQ_CLASSES is `classes`. Block r (and r + gridDim.x, ...) reads centers
+    // and halfwidths at (r * dims + d) * limbs, d < dims, within regions * dims * limbs;
+    // constants below 6 * limbs; writes sums[(r * classes + k) * limbs ..][..limbs],
+    // k < classes, fourth[r * dims + d] and bad[r], all within the lengths allocated above.
+    // The block has a multiple of 32 threads, at most 128.
     unsafe { args.launch(cfg) }.map_err(|e| launch_error(&kernel.name, ordinal, e))?;
     let download = |dev: &CudaSlice<f64>| {
         stream

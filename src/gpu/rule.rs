@@ -1,6 +1,7 @@
-//! The Genz–Malik rule on the device: the class sums and fourth differences of many regions
-//! in one launch of `kernels/genz_malik.cu` (one block a region), the step of a cubature round
-//! that costs.
+//! A cubature rule on the device: the class sums and fourth differences of many regions in
+//! one launch of `kernels/genz_malik.cu` (one block a region), the step of a cubature round
+//! that costs. The kernel is compiled for one rule's point set (Genz and Malik's degree 7 or
+//! DCUHRE's degree 9, `HPQ_DEGREE`), which its name says.
 
 use precision::Real;
 
@@ -13,18 +14,22 @@ use crate::expr::cuda::CudaIntegrand;
 /// which the device fills here.
 pub use crate::backend::RuleSums;
 
-/// The rule kernel's name for `type_name` (f64, dd, qd) and `dims`: `genz_malik_qd_5d`.
-pub(crate) fn rule_kernel_name(type_name: &str, dims: usize) -> String {
-    format!("genz_malik_{type_name}_{dims}d")
+/// The rule kernel's name for `type_name` (f64, dd, qd), `dims` and the rule of `set`:
+/// `genz_malik_qd_5d_deg9`.
+pub(crate) fn rule_kernel_name(type_name: &str, dims: usize, set: PointSet) -> String {
+    format!("genz_malik_{type_name}_{dims}d_deg{}", set.degree())
 }
 
 /// The most dimensions the rule kernel takes: its 2^dims vertices are visited by one block.
 pub const MAX_RULE_DIMS: usize = 30;
 
 impl Gpu {
-    /// The complete CUDA source of the rule kernel for `T` and a generated integrand of at
-    /// least two variables, as NVRTC sees it.
-    pub fn genz_malik_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
+    /// The complete CUDA source of the rule kernel for `T`, a generated integrand of at least
+    /// two variables and the rule of point set `set`, as NVRTC sees it.
+    pub fn genz_malik_source<T: GpuReal>(
+        integrand: &CudaIntegrand,
+        set: PointSet,
+    ) -> Result<String> {
         let dims = integrand.dims;
         if !(2..=MAX_RULE_DIMS).contains(&dims) {
             return Err(GpuError::Invalid(format!(
@@ -33,8 +38,9 @@ impl Gpu {
         }
         let prelude = function_prelude(integrand)?;
         let kernel = format!(
-            "#define HPQ_DIMS {dims}\n#define HPQ_RULE_KERNEL {}",
-            rule_kernel_name(T::NAME, dims)
+            "#define HPQ_DIMS {dims}\n#define HPQ_DEGREE {}\n#define HPQ_RULE_KERNEL {}",
+            set.degree(),
+            rule_kernel_name(T::NAME, dims, set)
         );
         splice::<T>(
             GENZ_MALIK_CU,
@@ -46,11 +52,10 @@ impl Gpu {
         )
     }
 
-    /// The degree-7 rule's class sums and fourth differences on each region of `dims`
-    /// dimensions, the integrand compiled into `source` ([`Gpu::genz_malik_source`] for `T`).
-    /// `centers` and `halfwidths` hold `dims` values a region, region-major; `generators` say
-    /// where the points are (the kernel has the degree-7 point set only: another is an
-    /// error). The same call gives the same bits on every run.
+    /// A rule's class sums and fourth differences on each region of `dims` dimensions, the
+    /// integrand compiled into `source` ([`Gpu::genz_malik_source`] for `T` and the point set
+    /// of `generators`). `centers` and `halfwidths` hold `dims` values a region, region-major;
+    /// `generators` say where the points are. The same call gives the same bits on every run.
     pub fn genz_malik_of_source<T: Real>(
         &self,
         source: &str,
@@ -59,21 +64,10 @@ impl Gpu {
         halfwidths: &[T],
         generators: &RuleGenerators<T>,
     ) -> Result<RuleSums<T>> {
-        if generators.set != PointSet::Degree7 {
-            return Err(GpuError::Invalid(format!(
-                "the rule kernel computes the degree-7 rule's sums, not those of {:?}",
-                generators.set
-            )));
-        }
-        // λ2, λ3, λ4 (= λ3), λ5 and λ2²/λ3², the kernel's five constants.
-        let [lambda2, lambda3, ..] = generators.axis;
-        let constants = [
-            lambda2,
-            lambda3,
-            lambda3,
-            generators.vertex,
-            generators.ratio,
-        ];
+        // λa, λb, λc, λd, λv and λa²/λb², the kernel's six constants (λc, λd are 0 for the
+        // degree-7 rule, which has no such classes).
+        let [a, b, c, d] = generators.axis;
+        let constants = [a, b, c, d, generators.vertex, generators.ratio];
         if dims < 2 || !centers.len().is_multiple_of(dims) || halfwidths.len() != centers.len() {
             return Err(GpuError::Invalid(format!(
                 "{} centers and {} half-widths are not regions of {dims} dimensions",
@@ -81,10 +75,12 @@ impl Gpu {
                 halfwidths.len()
             )));
         }
-        let module = self
-            .compiler
-            .module(&format!("hpquad_genz_malik_{}.cu", T::NAME), source)?;
-        let kernel = RuleKernel::from_module(&module, T::NAME, dims)?;
+        let set = generators.set;
+        let module = self.compiler.module(
+            &format!("hpquad_genz_malik_{}_deg{}.cu", T::NAME, set.degree()),
+            source,
+        )?;
+        let kernel = RuleKernel::from_module(&module, T::NAME, dims, set)?;
         let flat = |values: &[T]| -> Vec<f64> {
             values
                 .iter()
@@ -100,10 +96,10 @@ impl Gpu {
         )?;
         let sums: Vec<T> = out.sums.chunks_exact(T::LIMBS).map(T::from_limbs).collect();
         let classes = sums
-            .chunks_exact(5)
+            .chunks_exact(set.classes())
             .map(|c| {
                 let mut classes = [T::zero(); RULE_CLASSES];
-                classes[..5].copy_from_slice(c);
+                classes[..c.len()].copy_from_slice(c);
                 classes
             })
             .collect();

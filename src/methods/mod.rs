@@ -72,6 +72,9 @@ pub struct Options {
     pub max_evaluations: u64,
     /// The number of equal subintervals that [a, b] is split into (domain decomposition).
     pub subintervals: u64,
+    /// The rule of CUHRE ([`cuhre::RuleChoice`], default chosen per integrand); the other
+    /// methods have none.
+    pub cubature_rule: cuhre::RuleChoice,
 }
 
 impl Default for Options {
@@ -82,6 +85,7 @@ impl Default for Options {
             max_levels: 25,
             max_evaluations: 1 << 27,
             subintervals: 1,
+            cubature_rule: cuhre::RuleChoice::Auto,
         }
     }
 }

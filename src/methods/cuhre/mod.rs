@@ -4,11 +4,14 @@
 //! algorithm for adaptive multidimensional numerical integration on GPUs", ICPP 2013;
 //! `../shared/papers/cuhre-gpu-arumugam-et-al.txt`).
 //!
-//! - C-RULES ([`genz_malik`]): the Genz–Malik degree-7 rule and its embedded degree-5 rule on
-//!   2^n + 2n² + 2n + 1 points give a region's estimate I, its error ε (DCUHRE's null rules
-//!   and ratio test, times a safety factor where the test passed) and the axis κ of the
-//!   largest fourth divided difference, all from the five class sums any backend computes
-//!   ([`Backend::genz_malik_sums`]); constants exact in the working precision.
+//! - C-RULES ([`rule`]): a fully symmetric rule with its null rules gives a region's estimate
+//!   I, its error ε (DCUHRE's null rules and ratio test, times a safety factor where the test
+//!   passed) and the axis κ of the largest fourth divided difference, all from the class sums
+//!   any backend computes ([`Backend::genz_malik_sums`]); constants exact in the working
+//!   precision. Two rules ([`choose_rule`], once per integrand): DCUHRE's degree 9
+//!   ([`degree9`], 2^n + 4n(n-1)(n-2)/3 + 6n(n-1) + 8n + 1 points) for an expression with no
+//!   operation that can put a kink or a jump inside, Genz and Malik's degree 7 ([`genz_malik`],
+//!   2^n + 2n² + 2n + 1 points) otherwise, or the one [`Options::cubature_rule`] asks for.
 //! - Sequential CUHRE ([`Schedule::Sequential`], `sequential.rs`): the paper's Algorithm 1, a
 //!   priority queue of regions by ε, the worst split in two along κ, until
 //!   ε_g ≤ max(τ_abs, τ_rel |I_g|); on the calling thread, the baseline.
@@ -30,13 +33,14 @@
 //! running sums I_g and ε_g are compensated, and summed afresh over the live regions before
 //! convergence is claimed and for the result.
 //!
-//! In one dimension the rule is a 7-point symmetric rule of degree 7 and the method works as
-//! any adaptive rule on an interval; the n-dimensional methods are meant for n ≥ 2.
+//! In one dimension the rule is a 7-point symmetric rule of degree 7 (the degree-9 rule needs
+//! two dimensions) and the method works as any adaptive rule on an interval; the
+//! n-dimensional methods are meant for n ≥ 2.
 //!
 //! The record: `levels` counts the steps (sequential: splits; parallel: rounds); each
 //! [`crate::methods::Stage`] is a run of consecutive steps whose deepest children are `level`
 //! halvings from the box, with their evaluations; the regions evaluated are
-//! `evaluations / rule_points(n)`.
+//! `evaluations / set.points(n)` for the rule's [`PointSet`] `set`.
 //!
 //! ```
 //! use hpquad::cpu::CpuBackend;
@@ -55,6 +59,7 @@
 //! # Ok::<(), hpquad::Error>(())
 //! ```
 
+mod choice;
 pub mod degree9;
 pub mod device;
 pub mod genz_malik;
@@ -68,7 +73,8 @@ use std::fmt;
 use precision::Real;
 
 pub use crate::backend::PointSet;
-pub use rule::{rule_points, CubatureRule, RuleEstimate, DEGREE9_FROM, MAX_DIMS};
+pub use choice::{choose_rule, RuleChoice, RuleDecision};
+pub use rule::{CubatureRule, RuleEstimate, MAX_DIMS};
 
 use super::adaptive::nothing_done;
 use super::{Options, Outcome};
@@ -76,6 +82,8 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use regions::Regions;
+#[cfg(test)]
+pub(crate) use regions::SAFETY;
 
 /// How the regions are split: one at a time, or a batch a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -207,9 +215,10 @@ fn met<T: Real, F: Integrand, B: Backend>(
     error <= tolerance(options, value)
 }
 
-/// Integrates `f` over `region` with the Genz–Malik rule and the `schedule`'s way of splitting,
-/// to the tolerance of `options` (relative, absolute, evaluation cap; `max_levels` and
-/// `subintervals` do not apply). `f` must have as many variables as the box has axes.
+/// Integrates `f` over `region` with the rule [`choose_rule`] picks under
+/// [`Options::cubature_rule`] and the `schedule`'s way of splitting, to the tolerance of
+/// `options` (relative, absolute, evaluation cap; `max_levels` and `subintervals` do not
+/// apply). `f` must have as many variables as the box has axes.
 pub fn cuhre<T: Real, F: Integrand, B: Backend>(
     f: &F,
     backend: &B,
@@ -218,32 +227,11 @@ pub fn cuhre<T: Real, F: Integrand, B: Backend>(
     options: &Options,
 ) -> Result<Outcome<T>> {
     check(f, region, options)?;
-    // A device's region list computes its own rule (device::DEVICE_RULE).
+    let set = choose_rule(f, region.dims(), options.cubature_rule)?.set;
     if schedule == Schedule::Parallel {
-        if let Some(outcome) = backend.cuhre_on_device(f, region, options) {
+        if let Some(outcome) = backend.cuhre_on_device(f, region, options, set) {
             return outcome;
         }
-    }
-    let set = PointSet::for_dims(region.dims());
-    host(f, backend, region, schedule, options, set)
-}
-
-/// [`cuhre`] with the rule of point set `set` (degree 9 needs at least two dimensions), the
-/// region list on the host: for comparing the rules.
-pub fn cuhre_with_rule<T: Real, F: Integrand, B: Backend>(
-    f: &F,
-    backend: &B,
-    region: &Hyperbox<T>,
-    schedule: Schedule,
-    options: &Options,
-    set: PointSet,
-) -> Result<Outcome<T>> {
-    check(f, region, options)?;
-    if set == PointSet::Degree9 && region.dims() < 2 {
-        return Err(Error::InvalidOption {
-            option: "rule",
-            reason: "the degree-9 rule needs at least two dimensions".into(),
-        });
     }
     host(f, backend, region, schedule, options, set)
 }

@@ -30,7 +30,8 @@ pub(super) fn run<T: Real, F: Integrand, B: Backend>(
     let per_split = 2 * regions.rule.points() as u64;
     regions.start(lower, upper, true)?;
     // Splits a round: half the regions the backend takes in one call.
-    let round = (regions.backend.rule_round::<T, F>(regions.f) as u64 / 2).max(1);
+    let set = regions.rule.set();
+    let round = (regions.backend.rule_round::<T, F>(regions.f, set) as u64 / 2).max(1);
     loop {
         if super::overflowed(regions) {
             return Ok(Finish::Exhausted);

@@ -163,7 +163,9 @@ impl<'a, T: Real, F: Integrand, B: Backend> Regions<'a, T, F, B> {
         let start = Instant::now();
         let generators = self.rule.generators();
         let (sums, device) = if parallel {
-            let device = self.backend.device_for_rule::<T, F>(self.f, regions.len());
+            let device =
+                self.backend
+                    .device_for_rule::<T, F>(self.f, regions.len(), self.rule.set());
             let sums = self
                 .backend
                 .genz_malik_sums(self.f, &centers, &halves, generators)?;

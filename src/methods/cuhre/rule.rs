@@ -32,26 +32,6 @@ use crate::backend::{rule_point, PointSet, RuleGenerators, RuleSums, RULE_CLASSE
 /// region (degree 7). The issue asks for at least 16 (66081 points a region).
 pub const MAX_DIMS: usize = 20;
 
-/// The fewest dimensions where the drivers use the degree-9 rule (see [`PointSet::for_dims`]).
-pub const DEGREE9_FROM: usize = 2;
-
-impl PointSet {
-    /// The rule the drivers use in `dims` dimensions: degree 9 from [`DEGREE9_FROM`]
-    /// dimensions, degree 7 below.
-    pub fn for_dims(dims: usize) -> PointSet {
-        if dims >= DEGREE9_FROM {
-            PointSet::Degree9
-        } else {
-            PointSet::Degree7
-        }
-    }
-}
-
-/// The number of points of the rule the drivers use in `dims` dimensions.
-pub fn rule_points(dims: usize) -> usize {
-    PointSet::for_dims(dims).points(dims)
-}
-
 /// DCUHRE's constants: the asymptotic regime needs each null value 5 times its predecessor's;
 /// the error is then 1 e1, else 5 times the largest.
 const RATIO_TEST: f64 = 5.0;
@@ -233,12 +213,6 @@ fn candidates<T: Real>(
 }
 
 impl<T: Real> CubatureRule<T> {
-    /// The rule the drivers use in `dims` dimensions (1 to [`MAX_DIMS`]):
-    /// [`PointSet::for_dims`].
-    pub fn new(dims: usize) -> CubatureRule<T> {
-        CubatureRule::with_set(PointSet::for_dims(dims), dims)
-    }
-
     /// The rule of point set `set` in `dims` dimensions (1 to [`MAX_DIMS`]; degree 9 from 2).
     pub fn with_set(set: PointSet, dims: usize) -> CubatureRule<T> {
         let parts = match set {
@@ -333,10 +307,17 @@ impl<T: Real> CubatureRule<T> {
         fourth: &[f64],
     ) -> RuleEstimate<T> {
         let n = self.dims;
-        let volume = half.iter().fold(T::one(), |v, &h| v * h).ldexp(n as i32);
+        // h1 h2 ... hn 2^n, in the list kernel's order.
+        let volume = half[1..]
+            .iter()
+            .fold(half[0], |v, &h| v * h)
+            .ldexp(n as i32);
+        // Over the rule's classes only, in class order, as the device's list kernel weighs.
+        let classes = self.generators.set.classes();
         let rule = |w: &[T; RULE_CLASSES]| {
             T::from_accumulator(
-                w.iter()
+                w[..classes]
+                    .iter()
                     .zip(sums)
                     .fold(T::zero().to_accumulator(), |s, (&w, &v)| {
                         s + (w * v).to_accumulator()
@@ -382,8 +363,7 @@ impl<T: Real> CubatureRule<T> {
                 PESSIMISTIC * e[0].max(e[1]).max(e[2])
             };
 
-        let magnitude: f64 = self
-            .weights_abs
+        let magnitude: f64 = self.weights_abs[..classes]
             .iter()
             .zip(sums)
             .map(|(w, s)| w * s.abs().to_f64())
@@ -403,27 +383,35 @@ impl<T: Real> CubatureRule<T> {
         }
     }
 
-    /// The degree-7 rule as the device's list kernel takes it (`kernels/cuhre_list.cu`): 30
-    /// values in `T` (λ2, λ3, λ4, λ5, λ2²/λ3²; the weights of the five classes; five values
-    /// the kernel does not read, where the degree-5 weights were; the three null rules) and 13
-    /// doubles (the null rules' 1/norms, |w7|, the class sizes). `None` for another rule.
-    pub(crate) fn device_table(&self) -> Option<(Vec<T>, Vec<f64>)> {
-        if self.generators.set != PointSet::Degree7 {
-            return None;
-        }
+    /// The rule as the device's list kernel takes it (`kernels/cuhre_list.cu`, `HPQ_K_*`): a
+    /// header of [`table::HEADER`] doubles, then [`table::REALS`] values in `T`, each at a
+    /// fixed slot whatever the rule (zero where the rule has no class or candidate), so that
+    /// the kernel's indices are constants. The kernel weighs the classes and searches the
+    /// candidates in the order here, which is [`CubatureRule::estimate`]'s.
+    pub(crate) fn device_table(&self) -> DeviceTable<T> {
+        use table::*;
+        let mut header = vec![0.0; HEADER];
+        header[EPSILON] = T::epsilon().to_f64();
+        let mut reals = vec![T::zero(); REALS];
         let g = &self.generators;
-        let mut values = vec![g.axis[0], g.axis[1], g.axis[1], g.vertex, g.ratio];
-        values.extend_from_slice(&self.weights[..5]);
-        values.extend_from_slice(&[T::zero(); 5]);
-        let mut doubles = Vec::new();
-        for space in &self.null {
-            let (v, inverse) = space[0];
-            values.extend_from_slice(&v[..5]);
-            doubles.push(inverse);
+        reals[GENERATORS..GENERATORS + 6].copy_from_slice(&[
+            g.axis[0], g.axis[1], g.axis[2], g.axis[3], g.vertex, g.ratio,
+        ]);
+        reals[WEIGHTS..WEIGHTS + RULE_CLASSES].copy_from_slice(&self.weights);
+        header[ABS_WEIGHTS..ABS_WEIGHTS + RULE_CLASSES].copy_from_slice(&self.weights_abs);
+        header[SIZES..SIZES + RULE_CLASSES].copy_from_slice(&self.sizes);
+        let mut c = 0;
+        for (space, candidates) in self.null.iter().enumerate() {
+            header[SPACES + space] = candidates.len() as f64;
+            for (vector, inverse_norm) in candidates {
+                header[INVERSE_NORMS + c] = *inverse_norm;
+                let at = CANDIDATES + c * RULE_CLASSES;
+                reals[at..at + RULE_CLASSES].copy_from_slice(vector);
+                c += 1;
+            }
         }
-        doubles.extend_from_slice(&self.weights_abs[..5]);
-        doubles.extend_from_slice(&self.sizes[..5]);
-        Some((values, doubles))
+        debug_assert!(c <= MAX_CANDIDATES);
+        DeviceTable { header, reals }
     }
 
     /// The estimates of region `r` of a list's [`RuleSums`].
@@ -431,4 +419,44 @@ impl<T: Real> CubatureRule<T> {
         let n = self.dims;
         self.estimate(half, &sums.classes[r], &sums.fourth[r * n..(r + 1) * n])
     }
+}
+
+/// A rule's table for the device: [`CubatureRule::device_table`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DeviceTable<T> {
+    /// [`table::HEADER`] doubles.
+    pub header: Vec<f64>,
+    /// [`table::REALS`] values.
+    pub reals: Vec<T>,
+}
+
+/// Where [`CubatureRule::device_table`] puts each number: indices into the header (doubles)
+/// and into the values in `T` that follow it. `kernels/cuhre_list.cu` defines the same
+/// indices as `HPQ_K_*` (a test in `src/gpu/cuhre.rs` compares the two).
+pub(crate) mod table {
+    use crate::backend::RULE_CLASSES;
+
+    /// The null rules' candidates at most: three spaces of at most one a class.
+    pub const MAX_CANDIDATES: usize = 3 * RULE_CLASSES;
+    /// Header: the precision's ε.
+    pub const EPSILON: usize = 0;
+    /// Header: the number of candidates of each null space (three doubles), in the order of
+    /// the candidates.
+    pub const SPACES: usize = 1;
+    /// Header: |w| per point of each class.
+    pub const ABS_WEIGHTS: usize = SPACES + 3;
+    /// Header: the number of points of each class.
+    pub const SIZES: usize = ABS_WEIGHTS + RULE_CLASSES;
+    /// Header: each candidate's 1 / its 1-norm.
+    pub const INVERSE_NORMS: usize = SIZES + RULE_CLASSES;
+    /// The header's length.
+    pub const HEADER: usize = INVERSE_NORMS + MAX_CANDIDATES;
+    /// Values: λa, λb, λc, λd, λv and λa²/λb².
+    pub const GENERATORS: usize = 0;
+    /// Values: the rule's weight per point of each class.
+    pub const WEIGHTS: usize = GENERATORS + 6;
+    /// Values: each candidate's weights per point of each class, a class after another.
+    pub const CANDIDATES: usize = WEIGHTS + RULE_CLASSES;
+    /// The number of values.
+    pub const REALS: usize = CANDIDATES + MAX_CANDIDATES * RULE_CLASSES;
 }
