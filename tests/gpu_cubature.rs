@@ -1,9 +1,12 @@
-//! The Genz–Malik rule kernel (`GpuBackend::genz_malik`): with the published weights applied
-//! to the device's class sums, the rule integrates every monomial of degree at most 7 exactly
-//! over boxes, in f64, dd and qd, in 2 to 8 dimensions, and misses one of degree 8 (so the
-//! test would see a wrong class or a wrong point); a box cut into many regions sums to the
-//! exact integral; a non-finite value names its region and point. The exact values are
-//! rationals computed in the working precision.
+//! The rule kernel (`GpuBackend::genz_malik`, `kernels/genz_malik.cu`) for both rules: with
+//! the published weights applied to the device's class sums, Genz and Malik's degree-7 rule
+//! integrates every monomial of degree at most 7 exactly over boxes, in f64, dd and qd, in 2
+//! to 8 dimensions, and misses one of degree 8 (so the test would see a wrong class or a wrong
+//! point); with the host's weights DCUHRE's degree-9 rule does the same to degree 9 and misses
+//! degree 10; a box cut into many regions sums to the exact integral; an integer-valued
+//! integrand's class sums are the CPU's bits (exact sums in any order); a non-finite value
+//! names its region and point. The exact values are rationals computed in the working
+//! precision.
 
 use hpquad::backend::{PointSet, RuleGenerators};
 use hpquad::expr::Expr;
@@ -139,6 +142,135 @@ fn gpu_rule_is_exact_to_degree_seven() {
     exact_to_degree_seven::<f64>();
     exact_to_degree_seven::<Dd>();
     exact_to_degree_seven::<Qd>();
+}
+
+/// The degree-9 rule's value on one box for the monomial `powers` from the device's class sums
+/// and the host's weights ([`CubatureRule`], exact on every monomial of degree 9 on the host:
+/// tests/cuhre.rs): the relative error.
+fn degree9_monomial_error<T: Real>(powers: &[u32]) -> f64 {
+    let dims = powers.len();
+    let lo: Vec<T> = (0..dims).map(|d| rational(-(d as i64) - 1, 3)).collect();
+    let hi: Vec<T> = (0..dims).map(|d| rational(d as i64 + 2, 5)).collect();
+    let two = T::from_i64(2);
+    let centers: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (a + b) / two).collect();
+    let halfwidths: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (b - a) / two).collect();
+    let rule = CubatureRule::<T>::with_set(PointSet::Degree9, dims);
+    let f = Expr::parse(&monomial_source(powers), dims).expect("a valid expression");
+    let sums = gpu()
+        .genz_malik(&f, &centers, &halfwidths, rule.generators())
+        .expect("the rule on the device");
+    assert!(sums.bad.is_none() && sums.fourth.len() == dims);
+    let mut value = T::zero();
+    for (w, s) in rule.weights().iter().zip(&sums.classes[0]) {
+        value += *w * *s;
+    }
+    let volume = lo.iter().zip(&hi).fold(T::one(), |v, (&a, &b)| v * (b - a));
+    let exact = volume + monomial_integral(powers, &lo, &hi);
+    ((value * volume - exact) / exact).to_f64().abs()
+}
+
+fn exact_to_degree_nine<T: Real>() {
+    let eps = T::epsilon().to_f64();
+    let cases: [&[u32]; 8] = [
+        &[9, 0],
+        &[4, 4],
+        &[2, 3, 4],
+        &[2, 2, 2, 3],
+        &[1, 1, 1, 1, 5],
+        &[0, 4, 0, 2, 0, 2],
+        &[2, 1, 2, 1, 2, 1, 0],
+        &[1, 1, 1, 1, 1, 1, 1, 2],
+    ];
+    for powers in cases {
+        let err = degree9_monomial_error::<T>(powers);
+        assert!(
+            err < 4096.0 * eps,
+            "degree 9 {powers:?} in {}: relative error {err:e}",
+            T::NAME
+        );
+    }
+    // Degree 10 is beyond the rule: a visible error, far above rounding.
+    for powers in [&[10u32, 0][..], &[2, 2, 2, 4]] {
+        let err = degree9_monomial_error::<T>(powers);
+        assert!(
+            err > 1e-10,
+            "degree 9 {powers:?} in {}: relative error {err:e}",
+            T::NAME
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_degree_9_rule_is_exact_to_degree_nine() {
+    exact_to_degree_nine::<f64>();
+    exact_to_degree_nine::<Dd>();
+    exact_to_degree_nine::<Qd>();
+}
+
+/// An integrand whose values are small integers (floor of affine functions): every class sum
+/// is exact in any order, so the device's sums and fourth differences are the CPU's bits, for
+/// both rules, in f64, dd and qd, on regions of 2 to 9 dimensions (the degree-9 triples from
+/// three). A wrong point would move a value across a step and change a sum.
+fn integer_sums_are_the_cpus<T: Real>(dims: usize, set: PointSet) {
+    let terms: Vec<String> = (0..dims)
+        .map(|d| {
+            format!(
+                "{}*floor({}*x{} - x{})",
+                d % 3 + 1,
+                d + 3,
+                d + 1,
+                (d + 1) % dims + 1
+            )
+        })
+        .collect();
+    let f = Expr::parse(&terms.join(" + "), dims).expect("parses");
+    let rule = CubatureRule::<T>::with_set(set, dims);
+    let (mut centers, mut halves) = (Vec::new(), Vec::new());
+    for r in 0..300i64 {
+        for d in 0..dims as i64 {
+            centers.push(rational::<T>((r * 7 + d * 5) % 23 - 11, 13));
+            halves.push(rational::<T>(1 + (r + 2 * d) % 7, 17));
+        }
+    }
+    let cpu = CpuBackend::new(2)
+        .expect("a pool")
+        .genz_malik_sums(&f, &centers, &halves, rule.generators())
+        .expect("CPU sums");
+    let on_gpu = gpu()
+        .genz_malik_sums(&f, &centers, &halves, rule.generators())
+        .expect("GPU sums");
+    assert_eq!((cpu.bad, on_gpu.bad), (None, None));
+    let bits = |v: &T| v.limbs().map(f64::to_bits);
+    for (r, (a, b)) in cpu.classes.iter().zip(&on_gpu.classes).enumerate() {
+        for k in 0..set.classes() {
+            assert_eq!(
+                bits(&a[k]),
+                bits(&b[k]),
+                "{} {set:?} n={dims} region {r} class {k}",
+                T::NAME
+            );
+        }
+    }
+    let fourth = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        fourth(&cpu.fourth),
+        fourth(&on_gpu.fourth),
+        "{} {set:?}",
+        T::NAME
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_integer_class_sums_are_the_cpus_bits() {
+    for set in [PointSet::Degree7, PointSet::Degree9] {
+        for dims in [2, 3, 4, 6, 9] {
+            integer_sums_are_the_cpus::<f64>(dims, set);
+            integer_sums_are_the_cpus::<Dd>(dims, set);
+            integer_sums_are_the_cpus::<Qd>(dims, set);
+        }
+    }
 }
 
 /// [0, 1]^3 cut into 10^3 cubes (more regions than one wave of blocks covers twice): the
@@ -363,10 +495,9 @@ fn cuhre_on_the_hybrid_backend_is_honest_and_records_the_gpu() {
 /// The device's class sums and fourth differences against the CPU backend's, region by
 /// region: the same points, summed in another order, so equal within a small relative bound
 /// of the classes' sizes (not bit for bit).
-fn sums_agree<T: Real>(dims: usize) {
+fn sums_agree<T: Real>(dims: usize, set: PointSet) {
     let f = Expr::parse("exp(x1 - x2) * cos(3*x1 + x2) + x2^3", dims).expect("parses");
-    // The rule kernel's point set (degree 7).
-    let rule = CubatureRule::<T>::with_set(PointSet::Degree7, dims);
+    let rule = CubatureRule::<T>::with_set(set, dims);
     let (mut centers, mut halves) = (Vec::new(), Vec::new());
     for r in 0..500i64 {
         for d in 0..dims as i64 {
@@ -385,15 +516,19 @@ fn sums_agree<T: Real>(dims: usize) {
     assert_eq!(gpu.bad, None);
     let bound = 1e3 * T::epsilon().to_f64();
     for (r, (a, b)) in cpu.classes.iter().zip(&gpu.classes).enumerate() {
-        for k in 0..5 {
+        for k in 0..set.classes() {
             let size = a[k].to_f64().abs().max(1.0);
             let diff = (a[k] - b[k]).to_f64().abs();
             assert!(
                 diff <= bound * size,
-                "{} region {r} class {k}: {diff:e}",
+                "{} {set:?} region {r} class {k}: {diff:e}",
                 T::NAME
             );
         }
+        assert!(a[set.classes()..]
+            .iter()
+            .chain(&b[set.classes()..])
+            .all(|v| *v == T::zero()));
     }
     for (i, (a, b)) in cpu.fourth.iter().zip(&gpu.fourth).enumerate() {
         assert!(
@@ -407,9 +542,74 @@ fn sums_agree<T: Real>(dims: usize) {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_class_sums_match_the_cpu() {
-    for dims in [2, 5] {
-        sums_agree::<f64>(dims);
-        sums_agree::<Dd>(dims);
-        sums_agree::<Qd>(dims);
+    for set in [PointSet::Degree7, PointSet::Degree9] {
+        for dims in [2, 5] {
+            sums_agree::<f64>(dims, set);
+            sums_agree::<Dd>(dims, set);
+            sums_agree::<Qd>(dims, set);
+        }
+    }
+}
+
+/// Writes the cubature kernels' sources (the list kernels and the rule kernel, both rules, f64,
+/// dd and qd, 2 to 16 dimensions, integrands with and without the function library) into the
+/// directory `HPQUAD_KERNEL_SOURCES`, for scripts/check_cuda.sh, which has clang compile them
+/// without a GPU. The sources are generated on the host; no device is used.
+#[test]
+#[ignore = "writes the kernel sources for scripts/check_cuda.sh"]
+fn write_cubature_kernel_sources() {
+    use hpquad::expr::cuda;
+    use hpquad::gpu::Gpu;
+    let dir = std::env::var("HPQUAD_KERNEL_SOURCES").expect("HPQUAD_KERNEL_SOURCES: a directory");
+    let integrands = [
+        ("x1*x2 - floor(3*x1)", 2usize),
+        ("exp(-(x1 - 0.5)^2 - x2*x3)", 3),
+        (
+            "cos(x1 + 2*x2 + 3*x3 + 4*x4 + 5*x5 + 6*x6 + 7*x7 + 8*x8)",
+            8,
+        ),
+        ("x1*x16 + 1", 16),
+    ];
+    for (source, dims) in integrands {
+        let e = Expr::parse(source, dims).expect(source);
+        for set in [PointSet::Degree7, PointSet::Degree9] {
+            let write = |kind: &str, name: &str, text: String| {
+                let file = format!("{dir}/{kind}_{name}_{dims}d_deg{}.cu", set.degree());
+                std::fs::write(&file, text).expect("writes");
+            };
+            let code = cuda::integrand::<f64>(e.tape()).expect("f64 code");
+            write(
+                "list",
+                "f64",
+                Gpu::cuhre_list_source::<f64>(&code, set).expect("a source"),
+            );
+            write(
+                "rule",
+                "f64",
+                Gpu::genz_malik_source::<f64>(&code, set).expect("a source"),
+            );
+            let code = cuda::integrand::<Dd>(e.tape()).expect("dd code");
+            write(
+                "list",
+                "dd",
+                Gpu::cuhre_list_source::<Dd>(&code, set).expect("a source"),
+            );
+            write(
+                "rule",
+                "dd",
+                Gpu::genz_malik_source::<Dd>(&code, set).expect("a source"),
+            );
+            let code = cuda::integrand::<Qd>(e.tape()).expect("qd code");
+            write(
+                "list",
+                "qd",
+                Gpu::cuhre_list_source::<Qd>(&code, set).expect("a source"),
+            );
+            write(
+                "rule",
+                "qd",
+                Gpu::genz_malik_source::<Qd>(&code, set).expect("a source"),
+            );
+        }
     }
 }
