@@ -3,7 +3,7 @@
 //! Espelid's null rules) and the axis to split, from the rule's class sums
 //! ([`crate::backend::RuleSums`]), which any backend computes. Two rules: Genz and Malik's
 //! degree 7 ([`super::genz_malik`]) and DCUHRE's degree 9 ([`super::degree9`]);
-//! [`CubatureRule::new`] picks the one the drivers use in n dimensions.
+//! [`super::choose_rule`] picks the one a run uses.
 //!
 //! Null rules are weight vectors on the rule's points that integrate every polynomial up to
 //! some degree to zero, so that their value on f measures f's terms beyond that degree. Each
