@@ -553,14 +553,19 @@ fn gpu_class_sums_match_the_cpu() {
 
 /// Writes the cubature kernels' sources (the list kernels and the rule kernel, both rules, f64,
 /// dd and qd, 2 to 16 dimensions, integrands with and without the function library) into the
-/// directory `HPQUAD_KERNEL_SOURCES`, for scripts/check_cuda.sh, which has clang compile them
-/// without a GPU. The sources are generated on the host; no device is used.
+/// directory `HPQUAD_KERNEL_SOURCES` (by default `hpquad_kernel_sources` in the temporary
+/// directory), for scripts/check_cuda.sh, which has clang compile them without a GPU. The
+/// sources are generated on the host; no device is used.
 #[test]
 #[ignore = "writes the kernel sources for scripts/check_cuda.sh"]
 fn write_cubature_kernel_sources() {
     use hpquad::expr::cuda;
     use hpquad::gpu::Gpu;
-    let dir = std::env::var("HPQUAD_KERNEL_SOURCES").expect("HPQUAD_KERNEL_SOURCES: a directory");
+    let dir = std::env::var("HPQUAD_KERNEL_SOURCES").unwrap_or_else(|_| {
+        let dir = std::env::temp_dir().join("hpquad_kernel_sources");
+        std::fs::create_dir_all(&dir).expect("a directory");
+        dir.to_string_lossy().into_owned()
+    });
     let integrands = [
         ("x1*x2 - floor(3*x1)", 2usize),
         ("exp(-(x1 - 0.5)^2 - x2*x3)", 3),
