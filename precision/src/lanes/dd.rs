@@ -19,13 +19,19 @@ pub(crate) fn signed_zero<L: Lanes>(l: L, x: L::V, lead: L::V) -> L::V {
     l.select(l.eq(x, zero), l.mul(zero, lead), x)
 }
 
-/// `Dd::finish`.
+/// `Dd::finish`, and `Dd::finish_sum` where its leading operand is `special`.
 #[inline(always)]
 fn finish<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V) -> DdV<L> {
+    finish_with(l, hi, lo, special, hi)
+}
+
+/// `Dd::finish_with`: `over` is the answer where `special` is finite and `hi` is not.
+#[inline(always)]
+fn finish_with<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V, over: L::V) -> DdV<L> {
     let zero = l.splat(0.0);
     let hi = signed_zero(l, hi, special);
     let fin = l.is_finite(hi);
-    let inf = l.select(l.is_finite(special), hi, special);
+    let inf = l.select(l.is_finite(special), over, special);
     [l.select(fin, hi, inf), l.select(fin, lo, zero)]
 }
 
@@ -38,7 +44,13 @@ pub(crate) fn add_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let (vh, vl) = quick_two_sum(l, sh, c);
     let w = l.add(tl, vl);
     let (zh, zl) = quick_two_sum(l, vh, w);
-    finish(l, zh, zl, sh)
+    // `Dd::finish_exceptional` answers `vh` where it is infinite (an overflow of the first
+    // FastTwoSum, which leaves `zh` = inf - inf = NaN), else `zh`. With a finite `sh`, `zh` is
+    // NaN exactly where `vh` is infinite or NaN (from a NaN lower component): taking `vh`
+    // where `zh` is NaN gives the same values (a NaN either way where `vh` is), with one
+    // comparison.
+    let over = l.select(l.eq(zh, zh), zh, vh);
+    finish_with(l, zh, zl, sh, over)
 }
 
 /// `Dd::add_f64`.
