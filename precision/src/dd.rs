@@ -258,10 +258,15 @@ impl Dd {
 
     /// Rounds `hi`; when it is an integer already the value's integer part reaches into `lo`,
     /// which is rounded the same way (as `Qd::round_components` does for four components).
+    /// A value with a zero `lo` is an integer already and is returned as it is: summing `hi`
+    /// with the rounded zero would turn −0 into +0 (and ±inf's trailing zero into NaN).
     fn round_components(self, round: fn(f64) -> f64) -> Dd {
         let hi = round(self.hi);
         if hi != self.hi {
             return Dd::new(hi, 0.0);
+        }
+        if self.lo == 0.0 {
+            return self;
         }
         let (zh, zl) = quick_two_sum(hi, round(self.lo));
         Dd::new(zh, zl)
