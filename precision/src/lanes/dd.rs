@@ -45,11 +45,12 @@ pub(crate) fn add_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let w = l.add(tl, vl);
     let (zh, zl) = quick_two_sum(l, vh, w);
     // `Dd::finish_exceptional` answers `vh` where it is infinite (an overflow of the first
-    // FastTwoSum, which leaves `zh` = inf - inf = NaN), else `zh`. With a finite `sh`, `zh` is
-    // NaN exactly where `vh` is infinite or NaN (from a NaN lower component): taking `vh`
-    // where `zh` is NaN gives the same values (a NaN either way where `vh` is), with one
-    // comparison.
-    let over = l.select(l.eq(zh, zh), zh, vh);
+    // FastTwoSum, which leaves `zh` = inf - inf = NaN), else `zh`. Where that case arises (`sh`
+    // finite, `zh` not), `vh + vh` is the same value with one addition: `vh` itself where it is
+    // infinite or NaN (a NaN lower component), and where it is finite the final sum overflowed
+    // and `|vh|` is within a few ulps of f64::MAX, so that `vh + vh` is `zh`, the ±inf of
+    // `vh`'s sign.
+    let over = l.add(vh, vh);
     finish_with(l, zh, zl, sh, over)
 }
 
