@@ -1,9 +1,10 @@
 //! sin, cos, tan and sin_cos for [`Dd`] and [`Qd`], written once over [`Expansion`].
 //!
-//! For 2^-24 <= |x| < 2^50 `sin_cos` takes the fixed-point path of `trig_fixed.rs` (Johansson
-//! 2015), which declines only where sin x or cos x is too small for its absolute accuracy (x
-//! near a multiple of π/2); there, and outside that range, the path below keeps relative
-//! accuracy.
+//! For 2^-24 <= |x| < 2^50 `sin`, `cos` and `sin_cos` take the fixed-point path of
+//! `trig_fixed.rs` (Johansson 2015), which declines only where sin x or cos x could be too
+//! small for its absolute accuracy (x within 2^-24, for `Dd` 2^-12, of a multiple of π/2);
+//! there, and outside that range, the path below keeps relative accuracy. `sin` and `cos`
+//! finish only their own result from the fixed-point angle, with the bits `sin_cos` gives.
 //!
 //! The argument is reduced by multiples of π/1024: `x = K·π/1024 + t`, `|t| <= π/2048`, with
 //! π/1024 carried to 7 doubles and every product `K·P_i` formed exactly (Cody–Waite reduction
