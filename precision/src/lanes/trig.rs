@@ -5,9 +5,8 @@
 //! formula), then `Angle::sin` and `Angle::cos` (the last table level for the one of sin θ,
 //! cos θ that the quadrant picks, cut into 53-bit pieces from its leading bit), so that every
 //! lane holds the scalar function's bits. A caller of one result leaves the other unused, and
-//! the compiler drops its work. The two
-//! correction loops of the reduction run until no lane needs another step, each lane stepping
-//! only while its own condition holds.
+//! the compiler drops its work. The two correction loops of the reduction run until no lane
+//! needs another step, each lane stepping only while its own condition holds.
 //!
 //! The lanes that `crate::trig::sin_cos` sends elsewhere go to the scalar method: zeros, NaN,
 //! infinities, |x| outside [2^-24, 2^50) (its Cody–Waite path), results too small for the fixed
@@ -295,7 +294,9 @@ fn kappa<L: Ints, const N: usize>(l: L) -> Limbs<L, N> {
 }
 
 /// `trig_fixed::series_4`'s sum for one table of numerators: `T 2^192` from the powers of u
-/// (four, three, three, two, two and one limbs), times 2^-1.
+/// (four, three, three, two, two and one limbs), times 2^-1. (A function where the scalar code
+/// has a closure: a closure is not compiled for the caller's instruction set, and its
+/// intrinsics became calls, ten times slower.)
 #[inline(always)]
 fn sum_4<L: Ints>(
     l: L,
