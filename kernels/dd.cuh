@@ -56,14 +56,22 @@ __device__ __forceinline__ double hpq_signed_zero(double x, double lead) {
     return x == 0.0 ? 0.0 * lead : x;
 }
 
-// (hi, lo) when hi is finite; else hi alone when the leading intermediate `special` was
-// finite (the final normalisation overflowed: +-inf), else `special` alone; a zero hi takes
-// the sign of `special` (Dd::finish).
-__device__ __forceinline__ dd_t dd_finish(double hi, double lo, double special) {
+// (hi, lo) when hi is finite; else `special` alone when the leading intermediate was not
+// finite, else x alone when the leading operand x of the final sum is infinite (dd_add's first
+// FastTwoSum overflowed and the final sum is inf - inf), else hi alone (the final
+// normalisation overflowed: +-inf); a zero hi takes the sign of `special` (Dd::finish_with,
+// Dd::finish_exceptional).
+__device__ __forceinline__ dd_t dd_finish_with(double hi, double lo, double special, double x) {
     hi = hpq_signed_zero(hi, special);
     if (isfinite(hi)) return dd_make(hi, lo);
-    if (isfinite(special)) return dd_make(hi, 0.0);
-    return dd_make(special, 0.0);
+    if (!isfinite(special)) return dd_make(special, 0.0);
+    if (isinf(x)) return dd_make(x, 0.0);
+    return dd_make(hi, 0.0);
+}
+
+// dd_finish_with where the leading operand of the final sum is `special` itself (Dd::finish).
+__device__ __forceinline__ dd_t dd_finish(double hi, double lo, double special) {
+    return dd_finish_with(hi, lo, special, special);
 }
 
 __device__ __forceinline__ dd_t dd_neg(dd_t a) { return dd_make(-a.hi, -a.lo); }
@@ -104,7 +112,7 @@ __device__ __forceinline__ dd_t dd_add(dd_t a, dd_t b) {
     quick_two_sum(sh, c, vh, vl);
     double w = tl + vl;
     quick_two_sum(vh, w, zh, zl);
-    return dd_finish(zh, zl, sh);
+    return dd_finish_with(zh, zl, sh, vh);
 }
 
 // a + b, JMP17 Alg. 4 (DWPlusFP).

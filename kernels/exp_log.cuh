@@ -614,6 +614,8 @@ template <class T> __device__ __forceinline__ T hpq_ln(T x) {
 template <class T> __device__ __forceinline__ T hpq_ln_1p(T x) {
     double h = hi(x);
     if (isnan(h) || h < -1.0) return expansion<T>::nan();
+    // ln(1 +- 0) = +-0, IEEE's sign (the Newton step would add +0 to the -0).
+    if (h == 0.0) return expansion<T>::from_f64(h);
     if (h >= -0.29 && h <= 0.41) return ln_1p_reduced(x);
     return hpq_ln(x + 1.0);
 }
@@ -737,7 +739,8 @@ template <class T> __device__ __forceinline__ T hpq_powf(T x, T y) {
     }
     bool negative = xh < 0.0 || (xh == 0.0 && signbit(xh));
     bool odd = is_odd_integer(y);
-    if (xh < 0.0 && E::floor(y) != y) return E::nan();
+    // A negative base to a non-integer power. (-inf to such a power is +inf or +0.)
+    if (xh < 0.0 && isfinite(xh) && E::floor(y) != y) return E::nan();
     T ax = E::abs(x);
     T r;
     if (xh == 0.0) {

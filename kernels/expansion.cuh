@@ -19,11 +19,15 @@ struct round_up {
     __device__ static __forceinline__ double apply(double x) { return ::ceil(x); }
 };
 
-// Dd::round_components: round hi; when it is an integer already, lo too.
+// Dd::round_components: round hi; when it is an integer already, lo too. A zero lo: x is an
+// integer already and returned as it is (so that -0 stays -0).
 template <class R> __device__ __forceinline__ dd_t dd_round_components(dd_t x) {
     double hi = R::apply(x.hi);
     if (hi != x.hi) {
         return dd_make(hi, 0.0);
+    }
+    if (x.lo == 0.0) {
+        return x;
     }
     double zh, zl;
     quick_two_sum(hi, R::apply(x.lo), zh, zl);

@@ -1,10 +1,12 @@
 // Fixed-point arithmetic on 64-bit limbs for the elementary functions: twin of
 // precision/src/fixed.rs, function for function (add_at, sub_at, add_scaled, top, add, mul,
-// shl, shl16, bits, sub, chunk_scaled, chunk, fraction_to_qd, fraction_to_dd under the names fx_*). Numbers in [0, 1) as N limbs, least significant
-// first, unit 2^-64N; the accumulator w[5] has the integer limb at index N. Integer arithmetic
-// only, so the bits are the host's. The device computes the same integers in its own way
-// (32-bit words for products, PTX carry chains for sums, no run-time indices into limb
-// arrays): every result below is an exact integer function of its inputs, documented at each.
+// shl, shl16, shr, mul_small, bits, sub, chunk_scaled, chunk, fraction_to_qd, limbs_to_qd,
+// fraction_to_dd, limbs_to_dd under the names fx_*; leading is a pointer to the last limbs).
+// Numbers in [0, 1) as N limbs, least significant first, unit 2^-64N; the accumulator w[5] has
+// the integer limb at index N. Integer arithmetic only, so the bits are the host's. The device
+// computes the same integers in its own way (32-bit words for products, PTX carry chains for
+// sums, no run-time indices into limb arrays): every result below is an exact integer function
+// of its inputs, documented at each.
 #pragma once
 #include "qd.cuh"
 
@@ -268,6 +270,33 @@ template <int N> __device__ __forceinline__ void fx_shl16(const hpq_u64 *r, hpq_
     fx_shl<N>(r, 16, s);
 }
 
+// floor(r / 2^k), 1 <= k <= 63 (shr).
+template <int N> __device__ __forceinline__ void fx_shr(const hpq_u64 *r, int k, hpq_u64 *s) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) s[i] = (r[i] >> k) | (i + 1 < N ? r[i + 1] << (64 - k) : 0ULL);
+}
+
+// floor(c v / 2^K) modulo 2^(64 O) for the N <= 4 limbs v read as an integer, c < 2^32 and
+// K 32 or 64 (mul_small): the exact N + 1 limbs of c v, then O limbs from bit K up.
+template <int N, int O, int K> __device__ __forceinline__ void fx_mul_small(const hpq_u64 *v, hpq_u64 c, hpq_u64 *r) {
+    static_assert(N >= 1 && N <= 4 && O >= 1 && O <= 4 && (K == 32 || K == 64), "fx_mul_small");
+    hpq_u64 p[5];
+    hpq_u64 carry = 0;
+#pragma unroll
+    for (int l = 0; l < N; ++l) {
+        hpq_u64 lo = v[l] * c;
+        hpq_u64 hi = __umul64hi(v[l], c);
+        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(carry));
+        p[l] = lo;
+        carry = hi;
+    }
+    p[N] = carry;
+#pragma unroll
+    for (int l = N + 1; l < 5; ++l) p[l] = 0;
+#pragma unroll
+    for (int i = 0; i < O; ++i) r[i] = K == 64 ? p[i + 1] : (p[i] >> 32) | (p[i + 1] << 32);
+}
+
 // The len <= 53 bits of v from bit pos up (bits). The limbs are picked by masks, not by a
 // run-time index, so v stays in registers.
 template <int N> __device__ __forceinline__ hpq_u64 fx_bits(const hpq_u64 *v, int pos, int len) {
@@ -312,22 +341,29 @@ template <int N> __device__ __forceinline__ double fx_chunk(const hpq_u64 *v, in
     return fx_chunk_scaled<N>(v, pos, len, -64 * N);
 }
 
-// A fraction of at least 2^-24 as a quad-double (fraction_to_qd).
-__device__ __forceinline__ qd_t fx_fraction_to_qd(const hpq_u64 *v) {
+// The four limbs v times 2^unit as a quad-double, for v of at least 2^232 units (limbs_to_qd:
+// the host cuts the same pieces without branches).
+__device__ __forceinline__ qd_t fx_limbs_to_qd(const hpq_u64 *v, int unit) {
     int p = 255 - __clzll((long long)v[3]);
     double c[5];
 #pragma unroll
-    for (int k = 0; k < 5; ++k) c[k] = fx_chunk<4>(v, p - 52 - 53 * k, 53);
+    for (int k = 0; k < 5; ++k) c[k] = fx_chunk_scaled<4>(v, p - 52 - 53 * k, 53, unit);
     return qd_renormalise<5>(c);
 }
 
-// A fraction of at least 2^-12 as a double-double (fraction_to_dd).
-__device__ __forceinline__ dd_t fx_fraction_to_dd(const hpq_u64 *v) {
+// A fraction of at least 2^-24 as a quad-double (fraction_to_qd).
+__device__ __forceinline__ qd_t fx_fraction_to_qd(const hpq_u64 *v) { return fx_limbs_to_qd(v, -256); }
+
+// The two limbs v times 2^unit as a double-double, for v of at least 2^116 units (limbs_to_dd).
+__device__ __forceinline__ dd_t fx_limbs_to_dd(const hpq_u64 *v, int unit) {
     int p = 127 - __clzll((long long)v[1]);
-    double c0 = fx_chunk<2>(v, p - 52, 53);
-    double c1 = fx_chunk<2>(v, p - 105, 53);
-    double c2 = fx_chunk<2>(v, p - 158, 53);
+    double c0 = fx_chunk_scaled<2>(v, p - 52, 53, unit);
+    double c1 = fx_chunk_scaled<2>(v, p - 105, 53, unit);
+    double c2 = fx_chunk_scaled<2>(v, p - 158, 53, unit);
     double hi_, lo_;
     quick_two_sum(c0, c1 + c2, hi_, lo_);
     return dd_make(hi_, lo_);
 }
+
+// A fraction of at least 2^-12 as a double-double (fraction_to_dd).
+__device__ __forceinline__ dd_t fx_fraction_to_dd(const hpq_u64 *v) { return fx_limbs_to_dd(v, -128); }

@@ -8,9 +8,11 @@
 // 3rd ed., 11.2), a table of sin, cos(j pi/1024) and short Taylor series (Hida-Li-Bailey).
 // The tables and constants come from the generated header (src/gpu/tables.rs).
 // sin_cos first tries the fixed-point path of precision/src/trig_fixed.rs (fxt_* below, step for
-// step: add_pi_2, at_least_pi_2, reduce, series_4, series_2, sin_cos_theta, sin_cos_fixed,
-// assemble, sin_cos_qd, sin_cos_dd; fraction_to_qd/dd are in fixed.cuh) and falls back to the above
-// where it declines (|x| outside [2^-24, 2^50), or a result below 2^-24 (qd) or 2^-12 (dd)).
+// step: add_pi_2, at_least_pi_2, reduce, series_4, series_2 with their sums, theta_62 and
+// near_axis, sin_cos_y, Angle, Angle::half, angle, Angle::sin and cos, angle_qd, angle_dd;
+// limbs_to_qd/dd are in fixed.cuh) and falls back to the above where it declines (|x| outside
+// [2^-24, 2^50), or x within about 2^-24 (qd) or 2^-12 (dd) of a multiple of pi/2). sin and cos
+// finish only their own result from the angle, as trig.rs's sin and cos do.
 // At the end, the fixed-point atan of precision/src/atan_fixed.rs (fxa_*), which
 // inverse_trig.cuh calls.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
@@ -253,80 +255,83 @@ template <int N> __device__ __forceinline__ long long fxt_reduce(const double *c
     return q;
 }
 
-// sum_k (-1)^(k+1) u^k c_k by Horner's rule, k = 1..6 (four limbs) (series_4's horner).
-__device__ __forceinline__ void fxt_horner_4(const hpq_u64 *u, const hpq_u64 *c, hpq_u64 *out) {
-    hpq_u64 p[4], t[4];
-    fx_top<4>(c + 4 * 6, p);
-    fx_mul<4, 3>(u, p, t);
-    fx_sub<4>(c + 4 * 5, t, p);
-    fx_mul<4, 2>(u, p, t);
-    fx_sub<4>(c + 4 * 4, t, p);
-    fx_mul<4, 2>(u, p, t);
-    fx_sub<4>(c + 4 * 3, t, p);
-    fx_mul<4, 1>(u, p, t);
-    fx_sub<4>(c + 4 * 2, t, p);
-    fx_mul<4, 1>(u, p, t);
-    fx_sub<4>(c + 4 * 1, t, p);
-    fx_mul<4, 0>(u, p, out);
+// floor(T 2^192 / 2) for one table of numerators c, T = sum_k (-1)^(k+1) c_k u^k 2^-32(k-1)
+// from the powers of u in four, three, three, two, two and one limbs (series_4's sum).
+__device__ __forceinline__ void fxt_sum_4(const hpq_u64 *c, const hpq_u64 *u, const hpq_u64 *u2, const hpq_u64 *u3,
+                                          const hpq_u64 *u4, const hpq_u64 *u5, const hpq_u64 *u6, hpq_u64 *out) {
+    hpq_u64 t[4], m[4];
+    fx_mul_small<4, 4, 64>(u, c[1], t);
+    fx_mul_small<3, 4, 32>(u2, c[2], m);
+    fx_sub<4>(t, m, t);
+    fx_mul_small<3, 4, 64>(u3, c[3], m);
+    fx_add<4>(t, m, t);
+    fx_mul_small<2, 4, 32>(u4, c[4], m);
+    fx_sub<4>(t, m, t);
+    fx_mul_small<2, 4, 64>(u5, c[5], m);
+    fx_add<4>(t, m, t);
+    fx_mul_small<1, 4, 32>(u6, c[6], m);
+    fx_sub<4>(t, m, t);
+    fx_shr<4>(t, 1, out);
 }
 
-// (sin r, 1 - cos r) for 0 <= r < 2^-16, four limbs (series_4).
-__device__ __forceinline__ void fxt_series_4(const hpq_u64 *r, hpq_u64 *sin_r, hpq_u64 *cos_m1) {
-    hpq_u64 s[4], u[4], p[4], t[4];
+// (kappa sin r, kappa cos r) for 0 <= r < 2^-16, four limbs (series_4).
+__device__ __forceinline__ void fxt_series_4(const hpq_u64 *r, hpq_u64 *ks, hpq_u64 *kc) {
+    hpq_u64 s[4], u[4], u2[3], u3[3], u4[2], u5[2], u6[1], k[4], p[4], d[4];
     fx_shl16<4>(r, s);
     fx_mul<4, 0>(s, s, u);
-    fxt_horner_4(u, HPQ_SIN_SERIES, p);
-    fxt_horner_4(u, HPQ_COS_SERIES, cos_m1);
-    fx_mul<4, 0>(r, p, t);
-    fx_sub<4>(r, t, sin_r);
+    // leading(&u) and the like: the last limbs.
+    fx_mul<3, 0>(u + 1, u + 1, u2);
+    fx_mul<3, 0>(u2, u + 1, u3);
+    fx_mul<2, 0>(u2 + 1, u2 + 1, u4);
+    fx_mul<2, 0>(u4, u + 2, u5);
+    fx_mul<1, 0>(u3 + 2, u3 + 2, u6);
+    fx_top<4>(HPQ_KAPPA, k);
+    fxt_sum_4(HPQ_SIN_NUMERATORS, u, u2, u3, u4, u5, u6, p);
+    fx_sub<4>(k, p, d);
+    fx_mul<4, 0>(r, d, ks);
+    fxt_sum_4(HPQ_COS_NUMERATORS, u, u2, u3, u4, u5, u6, p);
+    fx_sub<4>(k, p, kc);
 }
 
-// The same to k = 3, two limbs (series_2's horner).
-__device__ __forceinline__ void fxt_horner_2(const hpq_u64 *u, const hpq_u64 *c, hpq_u64 *out) {
-    hpq_u64 p[2], t[2], k[2];
-    fx_top<2>(c + 4 * 3, p);
-    fx_mul<2, 1>(u, p, t);
-    fx_top<2>(c + 4 * 2, k);
-    fx_sub<2>(k, t, p);
-    fx_mul<2, 1>(u, p, t);
-    fx_top<2>(c + 4 * 1, k);
-    fx_sub<2>(k, t, p);
-    fx_mul<2, 0>(u, p, out);
+// floor(T 2^64 / 2) for one table of numerators, to k = 3 (series_2's sum).
+__device__ __forceinline__ void fxt_sum_2(const hpq_u64 *c, const hpq_u64 *u, const hpq_u64 *u2, const hpq_u64 *u3,
+                                          hpq_u64 *out) {
+    hpq_u64 t[2], m[2];
+    fx_mul_small<2, 2, 64>(u, c[1], t);
+    fx_mul_small<1, 2, 32>(u2, c[2], m);
+    fx_sub<2>(t, m, t);
+    fx_mul_small<1, 2, 64>(u3, c[3], m);
+    fx_add<2>(t, m, t);
+    fx_shr<2>(t, 1, out);
 }
 
-// (sin r, 1 - cos r) for 0 <= r < 2^-16, two limbs (series_2).
-__device__ __forceinline__ void fxt_series_2(const hpq_u64 *r, hpq_u64 *sin_r, hpq_u64 *cos_m1) {
-    hpq_u64 s[2], u[2], p[2], t[2];
+// (kappa sin r, kappa cos r) for 0 <= r < 2^-16, two limbs (series_2).
+__device__ __forceinline__ void fxt_series_2(const hpq_u64 *r, hpq_u64 *ks, hpq_u64 *kc) {
+    hpq_u64 s[2], u[2], u2[1], u3[1], k[2], p[2], d[2];
     fx_shl16<2>(r, s);
     fx_mul<2, 0>(s, s, u);
-    fxt_horner_2(u, HPQ_SIN_SERIES, p);
-    fxt_horner_2(u, HPQ_COS_SERIES, cos_m1);
-    fx_mul<2, 0>(r, p, t);
-    fx_sub<2>(r, t, sin_r);
+    fx_mul<1, 0>(u + 1, u + 1, u2);
+    fx_mul<1, 0>(u2, u + 1, u3);
+    fx_top<2>(HPQ_KAPPA, k);
+    fxt_sum_2(HPQ_SIN_NUMERATORS, u, u2, u3, p);
+    fx_sub<2>(k, p, d);
+    fx_mul<2, 0>(r, d, ks);
+    fxt_sum_2(HPQ_COS_NUMERATORS, u, u2, u3, p);
+    fx_sub<2>(k, p, kc);
 }
 
-// One addition step: sin(b + y) = sb (1 - cy) + (1 - cb) sy, 1 - cos(b + y) = cb + cy - cb cy + sb sy.
-template <int N>
-__device__ __forceinline__ void fxt_add_angles(const hpq_u64 *sb, const hpq_u64 *cb, const hpq_u64 *sy,
-                                               const hpq_u64 *cy, hpq_u64 *s_out, hpq_u64 *c_out) {
-    hpq_u64 t1[N], t2[N], a[N], b[N];
-    fx_mul<N, 0>(sb, cy, t1);
-    fx_sub<N>(sb, t1, a);
-    fx_mul<N, 0>(cb, sy, t2);
-    fx_sub<N>(sy, t2, b);
-    hpq_u64 s[N];
-    fx_add<N>(a, b, s);
-    fx_mul<N, 0>(cb, cy, t1);
-    fx_add<N>(cb, cy, a);
-    fx_sub<N>(a, t1, a);
-    fx_mul<N, 0>(sb, sy, t2);
-    fx_add<N>(a, t2, c_out);
-#pragma unroll
-    for (int i = 0; i < N; ++i) s_out[i] = s[i];
+// Whether theta or pi/2 - theta is below about 2^-e, from theta 2^62 (theta_62, near_axis;
+// PI_2_62 from the same limb of HPQ_PI_2_FIX).
+template <int N> __device__ __forceinline__ bool fxt_near_axis(const hpq_u64 *w, int e) {
+    hpq_u64 theta = (w[N] << 62) | (w[N - 1] >> 2);
+    hpq_u64 pi_2 = (1ULL << 62) | (HPQ_PI_2_FIX[4] >> 2);
+    hpq_u64 d = 1ULL << (62 - e);
+    return theta < d || theta > pi_2 - d;
 }
 
-// (sin theta, 1 - cos theta) for 0 <= theta < pi/2 (sin_cos_theta).
-template <int N> __device__ __forceinline__ void fxt_sin_cos_theta(const hpq_u64 *w, hpq_u64 *s1, hpq_u64 *c1) {
+// j and (kappa sin y, kappa cos y) for theta = j/2^8 + y: the series at r and the
+// three-product addition formula at a = i/2^16 (sin_cos_y).
+template <int N> __device__ __forceinline__ int fxt_sin_cos_y(const hpq_u64 *w, hpq_u64 *ks, hpq_u64 *kc) {
     hpq_u64 lead = w[N - 1];
     int j = (int)((w[N] << 8) | (lead >> 56));
     int i = (int)((lead >> 48) & 0xff);
@@ -340,60 +345,100 @@ template <int N> __device__ __forceinline__ void fxt_sin_cos_theta(const hpq_u64
     } else {
         fxt_series_2(r, s, c);
     }
-    hpq_u64 sa[N], ca[N], s2[N], c2[N];
+    // kappa sin(a + r) = s + (sa - ca)(c + s) + ca c - sa s, kappa cos(a + r) = c - ca c - sa s.
+    hpq_u64 sa[N], ca[N], p1[N], p2[N], p3[N], d[N], e[N];
     fx_top<N>(HPQ_SIN_I65536 + 4 * i, sa);
     fx_top<N>(HPQ_COS_M1_I65536 + 4 * i, ca);
-    fxt_add_angles<N>(sa, ca, s, c, s2, c2);
-    hpq_u64 sb[N], cb[N];
-    fx_top<N>(HPQ_SIN_J256 + 4 * j, sb);
-    fx_top<N>(HPQ_COS_M1_J256 + 4 * j, cb);
-    fxt_add_angles<N>(sb, cb, s2, c2, s1, c1);
+    fx_mul<N, 0>(ca, c, p1);
+    fx_mul<N, 0>(sa, s, p2);
+    fx_sub<N>(sa, ca, d);
+    fx_add<N>(c, s, e);
+    fx_mul<N, 0>(d, e, p3);
+    fx_add<N>(s, p3, ks);
+    fx_add<N>(ks, p1, ks);
+    fx_sub<N>(ks, p2, ks);
+    fx_sub<N>(c, p1, kc);
+    fx_sub<N>(kc, p2, kc);
+    return j;
 }
 
-// (q, sin theta, cos theta), or false when either is below 2^-(64 - shift) (sin_cos_fixed).
+// |x| = q pi/2 + theta, theta = j/2^8 + y, with kappa sin y, kappa cos y and the sign of x
+// (Angle).
+template <int N> struct fxt_angle_t {
+    long long q;
+    int j;
+    hpq_u64 ks[N], kc[N];
+    bool negative;
+};
+
+// sin theta/2 (cosine false) or cos theta/2 from the table at j/2^8: sb kappa cos y +
+// cb kappa sin y, or cb kappa cos y - sb kappa sin y (Angle::half). The pair is picked limb by
+// limb, so the table entries stay in registers.
 template <int N>
-__device__ __forceinline__ bool fxt_sin_cos_fixed(const double *c, int shift, long long &q, hpq_u64 *s,
-                                                  hpq_u64 *co) {
-    hpq_u64 w[5];
-    q = fxt_reduce<N>(c, w);
-    hpq_u64 cm[N], zero[N];
-    fxt_sin_cos_theta<N>(w, s, cm);
+__device__ __forceinline__ void fxt_half(const fxt_angle_t<N> &a, bool cosine, hpq_u64 *out) {
+    hpq_u64 sb[N], cb[N], x[N], y[N], p[N], t[N];
+    fx_top<N>(HPQ_SIN_J256_OVER_2K + 4 * a.j, sb);
+    fx_top<N>(HPQ_COS_J256_OVER_2K + 4 * a.j, cb);
 #pragma unroll
-    for (int i = 0; i < N; ++i) zero[i] = 0;
-    fx_sub<N>(zero, cm, co);
-    return (s[N - 1] >> shift) != 0 && (co[N - 1] >> shift) != 0;
-}
-
-// (sin x, cos x) from (q, sin theta, cos theta) and the sign of x (assemble).
-template <class T> __device__ __forceinline__ void fxt_assemble(long long q, T s, T c, bool negative, T &sin_x, T &cos_x) {
-    switch (q & 3) {
-    case 0: sin_x = s; cos_x = c; break;
-    case 1: sin_x = c; cos_x = -s; break;
-    case 2: sin_x = -s; cos_x = -c; break;
-    default: sin_x = -c; cos_x = s; break;
+    for (int n = 0; n < N; ++n) {
+        x[n] = cosine ? cb[n] : sb[n];
+        y[n] = cosine ? sb[n] : cb[n];
     }
-    if (negative) sin_x = -sin_x;
+    fx_mul<N, 0>(x, a.kc, p);
+    fx_mul<N, 0>(y, a.ks, t);
+    if (cosine) {
+        fx_sub<N>(p, t, out);
+    } else {
+        fx_add<N>(p, t, out);
+    }
 }
 
-// (sin x, cos x) in fixed point, or false (sin_cos_qd, sin_cos_dd, trig.rs sin_cos_fixed).
-__device__ __forceinline__ bool fxt_sin_cos(qd_t x, qd_t &sin_x, qd_t &cos_x) {
-    long long q;
-    hpq_u64 s[4], c[4];
-    if (!fxt_sin_cos_fixed<4>(x.x, 40, q, s, c)) return false;
-    fxt_assemble(q, fx_fraction_to_qd(s), fx_fraction_to_qd(c), x.x[0] < 0.0, sin_x, cos_x);
+// The fixed-point angle of x from its components c, or false where theta or pi/2 - theta is
+// below about 2^-e (angle).
+template <int N> __device__ __forceinline__ bool fxt_angle(const double *c, int e, fxt_angle_t<N> &a) {
+    hpq_u64 w[5];
+    a.q = fxt_reduce<N>(c, w);
+    if (fxt_near_axis<N>(w, e)) return false;
+    a.j = fxt_sin_cos_y<N>(w, a.ks, a.kc);
+    a.negative = c[0] < 0.0;
     return true;
 }
-__device__ __forceinline__ bool fxt_sin_cos(dd_t x, dd_t &sin_x, dd_t &cos_x) {
-    long long q;
-    hpq_u64 s[2], c[2];
+
+// sin x and cos x from the angle: the half the quadrant picks, doubled in the conversion, and
+// its sign (Angle::sin, Angle::cos with sin_part, cos_part).
+__device__ __forceinline__ qd_t fxt_finish(const fxt_angle_t<4> &a, bool cosine, bool negative) {
+    hpq_u64 v[4];
+    fxt_half<4>(a, cosine, v);
+    qd_t r = fx_limbs_to_qd(v, -255);
+    return negative ? -r : r;
+}
+__device__ __forceinline__ dd_t fxt_finish(const fxt_angle_t<2> &a, bool cosine, bool negative) {
+    hpq_u64 v[2];
+    fxt_half<2>(a, cosine, v);
+    dd_t r = fx_limbs_to_dd(v, -127);
+    return negative ? -r : r;
+}
+template <int N> __device__ __forceinline__ auto fxt_sin(const fxt_angle_t<N> &a) {
+    return fxt_finish(a, (a.q & 1) == 1, ((a.q & 2) != 0) != a.negative);
+}
+template <int N> __device__ __forceinline__ auto fxt_cos(const fxt_angle_t<N> &a) {
+    return fxt_finish(a, (a.q & 1) == 0, (a.q & 3) == 1 || (a.q & 3) == 2);
+}
+
+// The fixed-point angle of x (angle_qd, angle_dd): e = 24 for qd_t, 12 for dd_t.
+__device__ __forceinline__ bool fxt_angle_of(qd_t x, fxt_angle_t<4> &a) { return fxt_angle<4>(x.x, 24, a); }
+__device__ __forceinline__ bool fxt_angle_of(dd_t x, fxt_angle_t<2> &a) {
     double xc[2] = {x.hi, x.lo};
-    if (!fxt_sin_cos_fixed<2>(xc, 52, q, s, c)) return false;
-    fxt_assemble(q, fx_fraction_to_dd(s), fx_fraction_to_dd(c), x.hi < 0.0, sin_x, cos_x);
-    return true;
+    return fxt_angle<2>(xc, 12, a);
 }
 
-// (sin x, cos x) with the special values of f64 (sin_cos).
-template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) {
+template <class T> struct fxt_limbs;
+template <> struct fxt_limbs<qd_t> { static constexpr int N = 4; };
+template <> struct fxt_limbs<dd_t> { static constexpr int N = 2; };
+
+// (sin x, cos x) with the special values of f64, or only the one a caller needs (sin_cos, sin,
+// cos: the fixed-point path finishes only what is asked for).
+template <class T, bool SIN, bool COS> __device__ __forceinline__ void hpq_sin_cos_parts(T x, T &s, T &c) {
     typedef expansion<T> E;
     if (x == E::zero()) {
         s = x;
@@ -405,12 +450,11 @@ template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) 
         c = E::nan();
         return;
     }
-    // Below 2^-24 both results cannot pass the fixed-point path's size test.
     double ax = fabs(hi(x));
-    T fs, fc;
-    if (ax >= HPQ_FIXED_LOWER && ax < HPQ_FIXED_LIMIT && fxt_sin_cos(x, fs, fc)) {
-        s = fs;
-        c = fc;
+    fxt_angle_t<fxt_limbs<T>::N> a;
+    if (ax >= HPQ_FIXED_LOWER && ax < HPQ_FIXED_LIMIT && fxt_angle_of(x, a)) {
+        if (SIN) s = fxt_sin(a);
+        if (COS) c = fxt_cos(a);
         return;
     }
     // Only the fallback's results go through memory (the call is not inlined).
@@ -420,15 +464,19 @@ template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) 
     c = cc;
 }
 
+template <class T> __device__ __forceinline__ void hpq_sin_cos(T x, T &s, T &c) {
+    hpq_sin_cos_parts<T, true, true>(x, s, c);
+}
+
 template <class T> __device__ __forceinline__ T hpq_sin(T x) {
     T s, c;
-    hpq_sin_cos(x, s, c);
+    hpq_sin_cos_parts<T, true, false>(x, s, c);
     return s;
 }
 
 template <class T> __device__ __forceinline__ T hpq_cos(T x) {
     T s, c;
-    hpq_sin_cos(x, s, c);
+    hpq_sin_cos_parts<T, false, true>(x, s, c);
     return c;
 }
 

@@ -721,13 +721,15 @@ impl Batch {
         Value: From<T>,
     {
         let coords = self.integrand.coordinates();
-        let (source, vars, device) = self.gpu_kernel(job)?;
+        let (source, vars, device) =
+            crate::gpu::trace::time("batch kernel source and device", || self.gpu_kernel(job))?;
         let params = BatchParams {
             rows: n,
             sources,
             values: &[],
         };
         let columns = device.batch(&source, coords, vars, &params, &self.gpu_settings(job))?;
+        let settle_start = std::time::Instant::now();
         if columns.len() != n {
             return Err(Error::Gpu(format!(
                 "the device returned {} integrals for the {n} it was given",
@@ -744,8 +746,12 @@ impl Batch {
         let limbs = <T as Real>::LIMBS;
         let value_at =
             |value: &[f64], i: usize| <T as Real>::from_limbs(&value[i * limbs..(i + 1) * limbs]);
+        // Rows in tasks of 2^14: a row is a few nanoseconds of work, which finer tasks
+        // would spend on the pool's scheduling.
+        const ROWS: usize = 1 << 14;
         let mut converged: Vec<bool> = (0..n)
             .into_par_iter()
+            .with_min_len(ROWS)
             .map(|i| {
                 status[i] == 0 && {
                     let v = value_at(&value, i);
@@ -756,6 +762,7 @@ impl Batch {
         // Estimates that are not finite fail as on the CPU (settle).
         let overflowed: Vec<usize> = (0..n)
             .into_par_iter()
+            .with_min_len(ROWS)
             .filter(|&i| status[i] < 2 && !value_at(&value, i).is_finite())
             .collect();
         let names = self.parameters();
@@ -797,9 +804,11 @@ impl Batch {
             evaluations[i] = 0;
             converged[i] = false;
         }
+        let values = T::column_of_limbs(value);
+        crate::gpu::trace::record("batch host pass over the columns", settle_start.elapsed());
         Ok(SweepColumns {
             counts,
-            values: T::column_of_limbs(value),
+            values,
             errors: error,
             evaluations,
             converged,

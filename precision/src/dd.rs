@@ -42,7 +42,10 @@ impl Dd {
     /// The smallest positive double-double that keeps full precision: below 2^-969 the
     /// trailing component underflows.
     pub const MIN_POSITIVE: Dd = Dd::new(2.004168360008973e-292, 0.0);
-    /// The largest finite double-double.
+    /// The largest finite double-double, canonical (`hi = fl(hi + lo)`): `f64::MAX` and
+    /// `2^970 - 2^917`, the largest trailing component that still rounds into it; its value is
+    /// 2^1024 - 2^970 - 2^917. For a double `d >= 0`, `MAX + d` is `MAX` below 2^916 (half an
+    /// ulp of `lo`) and +inf from 2^916 on, as `f64::MAX + d` is +inf from half an ulp on.
     pub const MAX: Dd = Dd::new(f64::MAX, 9.979201547673598e291);
 
     /// Builds `hi + lo` from components that are already normalised (`hi == hi + lo`).
@@ -77,42 +80,51 @@ impl Dd {
     /// `special` is the leading intermediate (the rounded sum, product or quotient of the
     /// leading components). When the exact result is zero, `special` is that zero with IEEE's
     /// sign, which the trailing terms, +0, would otherwise turn into +0 (`signed_zero`). When
-    /// it is finite but `hi` is not, the final normalisation rounded past the largest double: a
-    /// genuine overflow, whose answer is `hi` itself (±inf), not the finite intermediate.
+    /// it is finite but `hi` is not, a normalisation rounded past the largest double: a genuine
+    /// overflow, whose answer is ±inf (`hi` itself, or see `finish_sum`), not the finite
+    /// intermediate.
     #[inline(always)]
     fn finish(hi: f64, lo: f64, special: f64) -> Dd {
-        Dd::finish_with(hi, lo, hi == 0.0, special)
+        Dd::finish_with(hi, lo, hi == 0.0, special, special)
     }
 
     /// `finish` of the final FastTwoSum `x + y`. Whether the sum is zero is tested on its
     /// operands (`x == -y` with `x` finite, the same condition as `fl(x + y) == 0`: a sum of
     /// doubles rounds to zero only when it is zero, and inf - inf is NaN), so that the test
     /// runs beside the addition rather than after it, off the result's dependency chain.
+    ///
+    /// An infinite `x` with a finite `special` is an overflow of an earlier normalisation
+    /// (`add_dd`'s first FastTwoSum, whose error term is then -x, so that `x + y` is NaN): the
+    /// answer is `x`, as it is `hi` for an overflow in the final sum.
     #[inline(always)]
     fn finish_sum(x: f64, y: f64, special: f64) -> Dd {
         let (hi, lo) = quick_two_sum(x, y);
-        Dd::finish_with(hi, lo, x == -y && x.is_finite(), special)
+        Dd::finish_with(hi, lo, x == -y && x.is_finite(), special, x)
     }
 
-    /// `finish`, given whether `hi` is zero. The common case, `hi` finite, is tested first
-    /// and the others are left to a cold function: a predicted branch.
+    /// `finish`, given whether `hi` is zero and the leading operand `x` of the final sum. The
+    /// common case, `hi` finite, is tested first and the others are left to a cold function: a
+    /// predicted branch.
     #[inline(always)]
-    fn finish_with(hi: f64, lo: f64, zero: bool, special: f64) -> Dd {
+    fn finish_with(hi: f64, lo: f64, zero: bool, special: f64, x: f64) -> Dd {
         let hi = if zero { 0.0 * special } else { hi };
         if hi.is_finite() {
             Dd::new(hi, lo)
         } else {
-            Dd::finish_exceptional(hi, special)
+            Dd::finish_exceptional(hi, special, x)
         }
     }
 
-    /// `finish` for a `hi` that is not finite.
+    /// `finish` for a `hi` that is not finite: `special` when it is not finite either (an
+    /// operand was), else `x` when it overflowed, else `hi` (±inf).
     #[cold]
-    fn finish_exceptional(hi: f64, special: f64) -> Dd {
-        if special.is_finite() {
-            Dd::new(hi, 0.0)
-        } else {
+    fn finish_exceptional(hi: f64, special: f64, x: f64) -> Dd {
+        if !special.is_finite() {
             Dd::new(special, 0.0)
+        } else if x.is_infinite() {
+            Dd::new(x, 0.0)
+        } else {
+            Dd::new(hi, 0.0)
         }
     }
 
@@ -246,10 +258,15 @@ impl Dd {
 
     /// Rounds `hi`; when it is an integer already the value's integer part reaches into `lo`,
     /// which is rounded the same way (as `Qd::round_components` does for four components).
+    /// A value with a zero `lo` is an integer already and is returned as it is: summing `hi`
+    /// with the rounded zero would turn −0 into +0 (and ±inf's trailing zero into NaN).
     fn round_components(self, round: fn(f64) -> f64) -> Dd {
         let hi = round(self.hi);
         if hi != self.hi {
             return Dd::new(hi, 0.0);
+        }
+        if self.lo == 0.0 {
+            return self;
         }
         let (zh, zl) = quick_two_sum(hi, round(self.lo));
         Dd::new(zh, zl)

@@ -543,6 +543,10 @@ pub(crate) fn ln_1p<T: Expansion>(x: T) -> T {
     if h.is_nan() || h < -1.0 {
         return T::NAN;
     }
+    if h == 0.0 {
+        // ln(1 ± 0) = ±0, IEEE's sign: the series' Newton step would add +0 to the -0.
+        return T::from_f64(h);
+    }
     if (-0.29..=0.41).contains(&h) {
         ln_1p_reduced(x)
     } else {
@@ -719,7 +723,8 @@ pub(crate) fn powf<T: Expansion>(x: T, y: T) -> T {
     }
     let negative = xh < 0.0 || (xh == 0.0 && xh.is_sign_negative());
     let odd = is_odd_integer(y);
-    if xh < 0.0 && y.floor() != y {
+    if xh < 0.0 && xh.is_finite() && y.floor() != y {
+        // A negative base to a non-integer power. (-inf to such a power is +inf or +0.)
         return T::NAN;
     }
     let ax = x.abs();
@@ -785,7 +790,8 @@ macro_rules! impl_exp_log {
                 kept exact: relative error below ", $accuracy, " for positive `self`,
                 |y| <= 50 and results in range (the error grows slowly, with |y ln self|,
                 beyond). The special cases of `f64::powf`: x^0 = 1 and 1^y = 1 even for NaN,
-                negative `self` only with integer `y`, overflow to +inf.")]
+                negative finite `self` only with integer `y` (NaN otherwise), (-inf)^y = ±inf \
+                or ±0 by the sign of `y` and whether it is an odd integer, overflow to +inf.")]
             pub fn powf(self, y: $t) -> $t {
                 powf(self, y)
             }

@@ -139,6 +139,49 @@ pub(crate) fn shl16<const N: usize>(r: [u64; N]) -> [u64; N] {
     shl(r, 16)
 }
 
+/// `floor(r / 2^k)`, `1 <= k <= 63`.
+#[inline(always)]
+pub(crate) fn shr<const N: usize>(r: [u64; N], k: u32) -> [u64; N] {
+    let mut s = [0u64; N];
+    for i in 0..N {
+        s[i] = r[i] >> k | if i + 1 < N { r[i + 1] << (64 - k) } else { 0 };
+    }
+    s
+}
+
+/// The leading `M` limbs of an `N`-limb fraction: the fraction truncated to `M` limbs.
+#[inline(always)]
+pub(crate) fn leading<const N: usize, const M: usize>(v: &[u64; N]) -> [u64; M] {
+    let mut r = [0u64; M];
+    r.copy_from_slice(&v[N - M..]);
+    r
+}
+
+/// `floor(c v / 2^k)` modulo 2^(64 O), `v` read as an integer of `N <= 4` limbs, for
+/// `c < 2^32` and `k` 32 or 64, `O <= 4`: a product by a small integer, shifted by half a limb
+/// or a whole one.
+#[inline(always)]
+pub(crate) fn mul_small<const N: usize, const O: usize>(v: [u64; N], c: u64, k: u32) -> [u64; O] {
+    // The exact product, N + 1 limbs.
+    let mut p = [0u64; 5];
+    let mut carry = 0u64;
+    for i in 0..N {
+        let t = v[i] as u128 * c as u128 + carry as u128;
+        p[i] = t as u64;
+        carry = (t >> 64) as u64;
+    }
+    p[N] = carry;
+    let mut r = [0u64; O];
+    for (i, ri) in r.iter_mut().enumerate() {
+        *ri = if k == 64 {
+            p[i + 1]
+        } else {
+            p[i] >> 32 | p[i + 1] << 32
+        };
+    }
+    r
+}
+
 /// The `len <= 53` bits of `v` from bit `pos` up, as an integer.
 #[inline(always)]
 pub(crate) fn bits<const N: usize>(v: &[u64; N], pos: usize, len: usize) -> u64 {
@@ -190,16 +233,71 @@ pub(crate) fn chunk_scaled<const L: usize>(v: &[u64; L], pos: i32, len: i32, uni
 /// renormalised.
 #[inline(always)]
 pub(crate) fn fraction_to_qd(v: &[u64; 4]) -> Qd {
-    let p = 255 - v[3].leading_zeros() as i32;
-    let c = |k: i32| chunk(v, p - 52 - 53 * k, 53);
+    limbs_to_qd(v, -256)
+}
+
+/// The four limbs `v` times 2^unit as a quad-double: `fraction_to_qd` with another unit
+/// (`unit >= -1022`), for `v` of at least 2^232 units.
+#[inline(always)]
+pub(crate) fn limbs_to_qd(v: &[u64; 4], unit: i32) -> Qd {
+    if v[3] == 0 {
+        let p = 255 - v[3].leading_zeros() as i32;
+        let c = |k: i32| chunk_scaled(v, p - 52 - 53 * k, 53, unit);
+        return crate::qd::renormalise([c(0), c(1), c(2), c(3), c(4)]);
+    }
+    // The same pieces without branches on the leading bit p = 255 - z: v shifted left by z,
+    // piece k is then bits [203 - 53k, 256 - 53k) (the last one's low 9 bits below the
+    // limbs, zero), worth 2^(203 - 53k - z + unit) each.
+    let z = v[3].leading_zeros();
+    let up = |i: usize| {
+        v[i] << z
+            | if i > 0 {
+                (v[i - 1] >> 1) >> (63 - z)
+            } else {
+                0
+            }
+    };
+    let s = [up(0), up(1), up(2), up(3)];
+    let m53 = (1u64 << 53) - 1;
+    let b = [
+        s[3] >> 11,
+        (s[2] >> 22 | s[3] << 42) & m53,
+        (s[1] >> 33 | s[2] << 31) & m53,
+        (s[0] >> 44 | s[1] << 20) & m53,
+        (s[0] << 9) & m53,
+    ];
+    let e = 203 + unit - z as i32;
+    let c = |k: usize| b[k] as f64 * f64::from_bits(((e - 53 * k as i32 + 1023) as u64) << 52);
     crate::qd::renormalise([c(0), c(1), c(2), c(3), c(4)])
 }
 
 /// A fraction of at least 2^-12 as a double-double: three pieces from its leading bit.
 #[inline(always)]
 pub(crate) fn fraction_to_dd(v: &[u64; 2]) -> Dd {
-    let p = 127 - v[1].leading_zeros() as i32;
-    let c = |k: i32| chunk(v, p - 52 - 53 * k, 53);
+    limbs_to_dd(v, -128)
+}
+
+/// The two limbs `v` times 2^unit as a double-double: `fraction_to_dd` with another unit
+/// (`unit >= -1022`), for `v` of at least 2^116 units.
+#[inline(always)]
+pub(crate) fn limbs_to_dd(v: &[u64; 2], unit: i32) -> Dd {
+    if v[1] == 0 {
+        let p = 127 - v[1].leading_zeros() as i32;
+        let c = |k: i32| chunk_scaled(v, p - 52 - 53 * k, 53, unit);
+        let (hi, lo) = crate::eft::quick_two_sum(c(0), c(1) + c(2));
+        return Dd::new(hi, lo);
+    }
+    // As `limbs_to_qd`: v shifted left by z, pieces at bits [75, 128), [22, 75), [-31, 22).
+    let z = v[1].leading_zeros();
+    let s = [v[0] << z, v[1] << z | (v[0] >> 1) >> (63 - z)];
+    let m53 = (1u64 << 53) - 1;
+    let b = [
+        s[1] >> 11,
+        (s[0] >> 22 | s[1] << 42) & m53,
+        (s[0] << 31) & m53,
+    ];
+    let e = 75 + unit - z as i32;
+    let c = |k: usize| b[k] as f64 * f64::from_bits(((e - 53 * k as i32 + 1023) as u64) << 52);
     let (hi, lo) = crate::eft::quick_two_sum(c(0), c(1) + c(2));
     Dd::new(hi, lo)
 }
@@ -253,6 +351,43 @@ mod tests {
             let got = value(&mul::<4, 0>(a, b));
             let diff = Integer::from(&exact - &got);
             assert!((0..=4).contains(&diff), "{diff}");
+        }
+    }
+
+    /// `mul_small` and `shr` against exact integer arithmetic (limbs of all ones included).
+    #[test]
+    fn small_products_and_shifts_are_exact() {
+        let mut s = 0x243f_6a88_85a3_08d3u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for round in 0..2000 {
+            let v = if round % 5 == 0 {
+                [u64::MAX; 4]
+            } else {
+                [next(), next(), next(), next()]
+            };
+            let c = if round % 7 == 0 {
+                u32::MAX as u64
+            } else {
+                next() >> 32
+            };
+            let exact = value(&v) * c;
+            let modulus = Integer::from(1) << 256;
+            for k in [32u32, 64] {
+                let want = Integer::from(&exact >> k) % &modulus;
+                assert_eq!(value(&mul_small::<4, 4>(v, c, k)), want);
+                let v3 = [v[0], v[1], v[2]];
+                let want = ((value(&v3) * c) >> k) % &modulus;
+                assert_eq!(value(&mul_small::<3, 4>(v3, c, k)), want);
+                let want = (value(&[v[3]]) * c) >> k;
+                assert_eq!(value(&mul_small::<1, 2>([v[3]], c, k)), want);
+            }
+            let k = (next() % 63 + 1) as u32;
+            assert_eq!(value(&shr(v, k)), value(&v) >> k);
         }
     }
 
@@ -312,6 +447,13 @@ mod tests {
             assert_eq!(mul_words::<2, 0>(a2, b2), mul::<2, 0>(a2, b2));
             let b = [b2[0], 0];
             assert_eq!(mul_words::<2, 1>(a2, b), mul::<2, 1>(a2, b));
+            // The lengths of trig_fixed's powers: three limbs and one.
+            let (a3, b3) = ([a4[0], a4[1], a4[2]], [b4[1], b4[2], b4[3]]);
+            assert_eq!(mul_words::<3, 0>(a3, b3), mul::<3, 0>(a3, b3));
+            assert_eq!(
+                mul_words::<1, 0>([a4[3]], [b4[0]]),
+                mul::<1, 0>([a4[3]], [b4[0]])
+            );
         }
     }
 }

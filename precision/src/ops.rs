@@ -90,21 +90,45 @@ macro_rules! impl_arithmetic {
         }
         impl std::ops::Rem for $t {
             type Output = $t;
-            /// The remainder `self - trunc(self / b) * b`, as `f64`'s `%`.
+            /// The remainder `self - trunc(self / b) * b`, with `f64`'s `%` (C's `fmod`) for its
+            /// sign and special values: the sign of `self`, also for a zero remainder, and a
+            /// finite `self` over an infinite `b` is `self` itself. The rounded quotient may
+            /// land on the wrong side of an integer (`x / x` can round to 1 - ε): a remainder
+            /// outside (-|b|, |b|) or of the wrong sign is moved back by one |b|. The quotient
+            /// and product are rounded to the type's precision, so the remainder's error is
+            /// about that precision times |self|: beyond `|self / b|` near 2^100 (dd) or 2^200
+            /// (qd) it has no correct digits.
             fn rem(self, b: $t) -> $t {
-                self - (self / b).trunc() * b
+                let lead = self.components()[0];
+                if b.is_infinite() && lead.is_finite() {
+                    return self;
+                }
+                let mut r = self - (self / b).trunc() * b;
+                let (head, size) = (r.components()[0], b.abs());
+                let step = if lead < 0.0 { -size } else { size };
+                if head != 0.0 && head.is_sign_negative() != lead.is_sign_negative() {
+                    r += step;
+                } else if r.abs() >= size {
+                    r -= step;
+                }
+                if r.components()[0] == 0.0 {
+                    return <$t>::from_f64(crate::dd::signed_zero(0.0, lead));
+                }
+                r
             }
         }
         crate::ops::impl_assign!($t, $t);
         crate::ops::impl_assign!($t, f64);
+        /// From −0, IEEE's additive identity, as `f64`'s `Sum`: a sum of −0s (or of nothing)
+        /// is −0, and every other sum has the bits it has from +0.
         impl std::iter::Sum for $t {
             fn sum<I: Iterator<Item = $t>>(iter: I) -> $t {
-                iter.fold(<$t>::ZERO, |a, b| a + b)
+                iter.fold(<$t>::from_f64(-0.0), |a, b| a + b)
             }
         }
         impl<'a> std::iter::Sum<&'a $t> for $t {
             fn sum<I: Iterator<Item = &'a $t>>(iter: I) -> $t {
-                iter.fold(<$t>::ZERO, |a, b| a + *b)
+                iter.fold(<$t>::from_f64(-0.0), |a, b| a + *b)
             }
         }
         impl std::iter::Product for $t {

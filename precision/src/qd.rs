@@ -42,8 +42,15 @@ impl Qd {
     /// The smallest positive quad-double that keeps full precision: below 2^-863 the last
     /// component underflows.
     pub const MIN_POSITIVE: Qd = Qd([1.6259745436952323e-260, 0.0, 0.0, 0.0]);
-    /// The largest finite quad-double: `f64::MAX` followed by the largest components that
-    /// still round into the one before, `2^970 - 2^917`, `2^916 - 2^863`, `2^862 - 2^809`.
+    /// The largest finite quad-double, canonical (each component the nearest double to what
+    /// the ones before it leave, so that renormalising it changes nothing): `f64::MAX` followed
+    /// by the largest components that still round into the one before, `2^970 - 2^917`,
+    /// `2^916 - 2^863`, `2^862 - 2^809`; its value is 2^1024 - 2^970 - 2^916 - 2^862 - 2^809.
+    ///
+    /// Past it the rule is `f64`'s at its own `MAX`, with half an ulp of the last component in
+    /// place of half an ulp: for a double `d >= 0`, `MAX + d` is `MAX` below 2^808 and +inf
+    /// from 2^808 on (a larger value would need a component that ties with the one before
+    /// it).
     pub const MAX: Qd = Qd([
         f64::MAX,
         9.979201547673598e291,
@@ -673,6 +680,17 @@ mod tests {
         assert_eq!(Qd::MAX + Qd::MAX, Qd::INFINITY);
         assert!(Qd::from(-2.0).sqrt().is_nan());
         assert!((Qd::NAN * 2.0).is_nan());
+    }
+
+    /// `MAX` is a fixed point of the renormalisation, with or without a zero fifth component.
+    #[test]
+    fn max_is_renormalised_already() {
+        let max = Qd::MAX.0;
+        assert_eq!(renormalise(max).0.map(f64::to_bits), max.map(f64::to_bits));
+        let five = [max[0], max[1], max[2], max[3], 0.0];
+        assert_eq!(renormalise(five).0.map(f64::to_bits), max.map(f64::to_bits));
+        let neg = (-Qd::MAX).0;
+        assert_eq!(renormalise(neg).0.map(f64::to_bits), neg.map(f64::to_bits));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! sin, cos, tan and sin_cos for [`Dd`] and [`Qd`], written once over [`Expansion`].
 //!
-//! For 2^-24 <= |x| < 2^50 `sin_cos` takes the fixed-point path of `trig_fixed.rs` (Johansson
-//! 2015), which declines only where sin x or cos x is too small for its absolute accuracy (x
-//! near a multiple of π/2); there, and outside that range, the path below keeps relative
-//! accuracy.
+//! For 2^-24 <= |x| < 2^50 `sin`, `cos` and `sin_cos` take the fixed-point path of
+//! `trig_fixed.rs` (Johansson 2015), which declines only where sin x or cos x could be too
+//! small for its absolute accuracy (x within 2^-24, for `Dd` 2^-12, of a multiple of π/2);
+//! there, and outside that range, the path below keeps relative accuracy. `sin` and `cos`
+//! finish only their own result from the fixed-point angle, with the bits `sin_cos` gives.
 //!
 //! The argument is reduced by multiples of π/1024: `x = K·π/1024 + t`, `|t| <= π/2048`, with
 //! π/1024 carried to 7 doubles and every product `K·P_i` formed exactly (Cody–Waite reduction
@@ -236,51 +237,101 @@ fn sin_cos_finite<T: TrigExpansion>(x: T) -> (T, T) {
     }
 }
 
-/// `(sin x, cos x)` with the special values of `f64`: ±0 gives (±0, 1), NaN and ±∞ give NaN,
-/// and so does `|x| >= 2^200` (see `NAN_LIMIT`).
-pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
-    let x = crate::expansion::tidy_relative(x);
+/// `(sin x, cos x)` for the special values of `f64`: ±0 gives (±0, 1), NaN and ±∞ give NaN,
+/// and so does `|x| >= 2^200` (see `NAN_LIMIT`); `None` for every other x.
+#[inline(always)]
+fn special<T: TrigExpansion>(x: T) -> Option<(T, T)> {
     if x == T::ZERO {
-        return (x, T::ONE);
+        return Some((x, T::ONE));
     }
     if x.hi().is_nan() || x.hi().abs() >= NAN_LIMIT {
-        return (T::NAN, T::NAN);
+        return Some((T::NAN, T::NAN));
     }
-    // Below 2^-24 both results cannot pass the fixed-point path's size test.
-    if (FIXED_LOWER..FIXED_LIMIT).contains(&x.hi().abs()) {
-        if let Some(r) = sin_cos_fixed(x) {
-            return r;
-        }
+    None
+}
+
+/// `(sin x, cos x)` with the special values of `f64` (see `special`).
+pub(crate) fn sin_cos<T: TrigExpansion>(x: T) -> (T, T) {
+    let x = crate::expansion::tidy_relative(x);
+    if let Some(r) = special(x) {
+        return r;
+    }
+    if let Some(a) = fixed_angle(x) {
+        return (a.sin(), a.cos());
     }
     sin_cos_finite(x)
+}
+
+pub(crate) fn sin<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
+    if let Some(r) = special(x) {
+        return r.0;
+    }
+    // Only sin x is finished from the angle.
+    if let Some(a) = fixed_angle(x) {
+        return a.sin();
+    }
+    sin_cos_finite(x).0
+}
+
+pub(crate) fn cos<T: TrigExpansion>(x: T) -> T {
+    let x = crate::expansion::tidy_relative(x);
+    if let Some(r) = special(x) {
+        return r.1;
+    }
+    if let Some(a) = fixed_angle(x) {
+        return a.cos();
+    }
+    sin_cos_finite(x).1
 }
 
 /// 2^-24: from here to `FIXED_LIMIT` `sin_cos` tries the fixed-point path (`trig_fixed.rs`).
 pub(crate) const FIXED_LOWER: f64 = 5.960464477539063e-8;
 
-/// `(sin x, cos x)` in fixed point (`trig_fixed.rs`), or `None` where a result is too small for
-/// its absolute accuracy.
-#[inline(always)]
-fn sin_cos_fixed<T: Expansion>(x: T) -> Option<(T, T)> {
-    if T::COMPONENTS == 2 {
-        let (s, c) = crate::trig_fixed::sin_cos_dd(Dd::new(x.hi(), x.component(1)))?;
-        Some((
-            T::from_components(&[s.hi, s.lo]),
-            T::from_components(&[c.hi, c.lo]),
-        ))
-    } else {
-        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
-        let (s, c) = crate::trig_fixed::sin_cos_qd(Qd(c))?;
-        Some((T::from_components(&s.0), T::from_components(&c.0)))
+/// The fixed-point path's angle (`trig_fixed.rs`) for a finite nonzero x of `Dd` or `Qd`.
+enum FixedAngle {
+    Dd(crate::trig_fixed::Angle<2>),
+    Qd(crate::trig_fixed::Angle<4>),
+}
+
+impl FixedAngle {
+    #[inline(always)]
+    fn sin<T: Expansion>(&self) -> T {
+        match self {
+            FixedAngle::Dd(a) => {
+                let s = a.sin();
+                T::from_components(&[s.hi, s.lo])
+            }
+            FixedAngle::Qd(a) => T::from_components(&a.sin().0),
+        }
+    }
+
+    #[inline(always)]
+    fn cos<T: Expansion>(&self) -> T {
+        match self {
+            FixedAngle::Dd(a) => {
+                let c = a.cos();
+                T::from_components(&[c.hi, c.lo])
+            }
+            FixedAngle::Qd(a) => T::from_components(&a.cos().0),
+        }
     }
 }
 
-pub(crate) fn sin<T: TrigExpansion>(x: T) -> T {
-    sin_cos(x).0
-}
-
-pub(crate) fn cos<T: TrigExpansion>(x: T) -> T {
-    sin_cos(x).1
+/// The fixed-point path (`trig_fixed.rs`) for a finite nonzero x in its range, or `None`: out
+/// of range (below 2^-24 the reduced argument is too small for its test anyway), or x too
+/// near a multiple of π/2 for its absolute accuracy.
+#[inline(always)]
+fn fixed_angle<T: Expansion>(x: T) -> Option<FixedAngle> {
+    if !(FIXED_LOWER..FIXED_LIMIT).contains(&x.hi().abs()) {
+        return None;
+    }
+    if T::COMPONENTS == 2 {
+        crate::trig_fixed::angle_dd(&[x.hi(), x.component(1)]).map(FixedAngle::Dd)
+    } else {
+        let c = [x.hi(), x.component(1), x.component(2), x.component(3)];
+        crate::trig_fixed::angle_qd(&c).map(FixedAngle::Qd)
+    }
 }
 
 pub(crate) fn tan<T: TrigExpansion>(x: T) -> T {

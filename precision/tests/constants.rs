@@ -123,10 +123,102 @@ fn qd_limits() {
         );
     }
     assert_eq!((max * (Qd::ONE + Qd::EPSILON)).0[0], f64::INFINITY);
-    // Adding the last component again goes past MAX: the leading two components then round
-    // to infinity as a double (the sum is not flagged as infinite component-wise, see
-    // precision/README.md).
-    assert!((max + max.0[3]).to_f64().is_infinite());
+    // Adding the last component again goes past MAX: +inf.
+    assert_eq!(bits(max + max.0[3]), bits(Qd::INFINITY));
+    // Renormalising changes nothing: the operations that end in a renormalisation give MAX back
+    // bit for bit when they add nothing.
+    for (what, got) in [
+        ("MAX + 0", max + 0.0),
+        ("MAX + ZERO", max + Qd::ZERO),
+        ("ZERO + MAX", Qd::ZERO + max),
+        ("MAX - 0", max - 0.0),
+        ("MAX * 1", max * 1.0),
+        ("MAX * ONE", max * Qd::ONE),
+        ("MAX / 1", max / 1.0),
+        ("MAX / ONE", max / Qd::ONE),
+        ("MAX + 1", max + 1.0),
+    ] {
+        assert_eq!(bits(got), bits(max), "{what} = {got:?}");
+    }
+}
+
+/// The components' bits, so that -0 differs from +0.
+fn bits<const N: usize>(x: impl Into<Limbs<N>>) -> [u64; N] {
+    x.into().0.map(f64::to_bits)
+}
+
+struct Limbs<const N: usize>([f64; N]);
+
+impl From<Dd> for Limbs<2> {
+    fn from(x: Dd) -> Limbs<2> {
+        Limbs([x.hi, x.lo])
+    }
+}
+
+impl From<Qd> for Limbs<4> {
+    fn from(x: Qd) -> Limbs<4> {
+        Limbs(x.0)
+    }
+}
+
+/// `MAX + d` for a double `d >= 0` as the docs say, as `f64::MAX + d` is for f64: `MAX` below
+/// half an ulp of the last component (2^916 for dd, 2^808 for qd), +inf from there on; the same
+/// for `-MAX - d`; whether `d` comes as a double or as a `Dd`/`Qd`, on either side, or as the
+/// subtraction of `-d`.
+#[test]
+fn max_plus_a_double_stays_max_or_overflows() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let half_ulp_dd = 2f64.powi(916);
+    let half_ulp_qd = 2f64.powi(808);
+    // f64's own rule, for comparison: half an ulp of f64::MAX is 2^970.
+    assert_eq!(f64::MAX + 2f64.powi(970).next_down(), f64::MAX);
+    assert_eq!(f64::MAX + 2f64.powi(970), f64::INFINITY);
+    let mut deltas = vec![0.0, 1.0, 1e200];
+    for h in [half_ulp_dd, half_ulp_qd] {
+        deltas.extend([h.next_down(), h, h.next_up(), h * 0.75, h * 1.5, h * 1e10]);
+        for _ in 0..200 {
+            deltas.push(h * 2f64.powf(rng.gen_range(-30.0..30.0)));
+        }
+    }
+    deltas.extend([2f64.powi(970), f64::MAX]);
+    for &d in &deltas {
+        for sign in [1.0, -1.0] {
+            let (m, d) = (sign * 1.0, sign * d);
+            let dd_max = Dd::MAX * m;
+            let want = if d.abs() < half_ulp_dd {
+                dd_max
+            } else {
+                Dd::INFINITY * m
+            };
+            for (what, got) in [
+                ("MAX + f64", dd_max + d),
+                ("f64 + MAX", d + dd_max),
+                ("MAX - -f64", dd_max - (-d)),
+                ("MAX + Dd", dd_max + Dd::from(d)),
+                ("Dd + MAX", Dd::from(d) + dd_max),
+                ("MAX - -Dd", dd_max - Dd::from(-d)),
+            ] {
+                assert_eq!(bits(got), bits(want), "dd {what}, d = {d:e}: {got:?}");
+            }
+            let qd_max = Qd::MAX * m;
+            let want = if d.abs() < half_ulp_qd {
+                qd_max
+            } else {
+                Qd::INFINITY * m
+            };
+            for (what, got) in [
+                ("MAX + f64", qd_max + d),
+                ("f64 + MAX", d + qd_max),
+                ("MAX - -f64", qd_max - (-d)),
+                ("MAX + Qd", qd_max + Qd::from(d)),
+                ("Qd + MAX", Qd::from(d) + qd_max),
+                ("MAX - -Qd", qd_max - Qd::from(-d)),
+            ] {
+                assert_eq!(bits(got), bits(want), "qd {what}, d = {d:e}: {got:?}");
+            }
+        }
+    }
 }
 
 #[test]

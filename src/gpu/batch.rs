@@ -17,7 +17,7 @@ use precision::Real;
 use rayon::prelude::*;
 
 use super::launch::{self, BatchBuffers, BatchKernel};
-use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, BATCH_CU};
+use super::{function_prelude, splice, trace, Gpu, GpuError, GpuReal, Result, BATCH_CU};
 use crate::expr::cuda::CudaIntegrand;
 use crate::methods::batch::faq::Steps;
 use crate::methods::batch::kronrod::MAX_PIECES;
@@ -462,7 +462,21 @@ impl Gpu {
             c => c,
         }
         .min(n.max(1));
-        let mut out = BatchColumns {
+        if n == 0 {
+            return Ok(BatchColumns {
+                rows: 0,
+                chunk,
+                coords,
+                value: Vec::new(),
+                error: Vec::new(),
+                evaluations: Vec::new(),
+                status: Vec::new(),
+                failures: Vec::new(),
+            });
+        }
+        let mut failures = Vec::new();
+        // The result columns, made while the first launch runs (see launch::batch).
+        let made = || BatchColumns {
             rows: n,
             chunk,
             coords,
@@ -472,9 +486,7 @@ impl Gpu {
             status: fresh(n),
             failures: Vec::new(),
         };
-        if n == 0 {
-            return Ok(out);
-        }
+        let mut out: Option<BatchColumns<T>> = None;
         let module = self.compiler.module(
             &format!(
                 "hpquad_batch_{}_{}.cu",
@@ -485,44 +497,51 @@ impl Gpu {
         )?;
         let kernel =
             BatchKernel::from_module(&module, settings.method, T::NAME, coords, vars, nodes)?;
-        let mut buffers =
-            BatchBuffers::new(&self.stream, &kernel, chunk, uploaded, &plan, &constants)?;
+        let mut buffers = trace::time("batch device buffers", || {
+            BatchBuffers::new(&self.stream, &kernel, chunk, uploaded, &plan, &constants)
+        })?;
         let mut columns = Vec::new();
         let mut start = 0;
         while start < n {
             let end = (start + chunk).min(n);
             let m = end - start;
             upload_columns(params.values, uploaded, start, m, &mut columns);
-            let found = launch::batch(
-                &self.stream,
-                &kernel,
-                &mut buffers,
-                &launch::BatchInput {
-                    n: m,
-                    first: start as u64,
-                    columns: &columns,
-                    relative: settings.tolerance.relative,
-                    absolute: settings.tolerance.absolute,
-                    step_min: settings.steps.min,
-                    step_max: settings.steps.max,
-                    max_evaluations: settings.max_evaluations,
-                },
-                launch::BatchOutput {
-                    value: &mut out.value[start * T::LIMBS..end * T::LIMBS],
-                    error: &mut out.error[start..end],
-                    evaluations: &mut out.evaluations[start..end],
-                    status: &mut out.status[start..end],
-                },
-            )?;
+            let found = trace::time("batch launch and copies", || {
+                launch::batch(
+                    &self.stream,
+                    &kernel,
+                    &mut buffers,
+                    &launch::BatchInput {
+                        n: m,
+                        first: start as u64,
+                        columns: &columns,
+                        relative: settings.tolerance.relative,
+                        absolute: settings.tolerance.absolute,
+                        step_min: settings.steps.min,
+                        step_max: settings.steps.max,
+                        max_evaluations: settings.max_evaluations,
+                    },
+                    || {
+                        let o = out.get_or_insert_with(&made);
+                        launch::BatchOutput {
+                            value: &mut o.value[start * T::LIMBS..end * T::LIMBS],
+                            error: &mut o.error[start..end],
+                            evaluations: &mut o.evaluations[start..end],
+                            status: &mut o.status[start..end],
+                        }
+                    },
+                )
+            })?;
             let width = 3 * T::LIMBS;
             for (row, at) in found.rows.iter().zip(found.at.chunks_exact(width)) {
                 let one = |k: usize| T::from_limbs(&at[k * T::LIMBS..(k + 1) * T::LIMBS]);
-                out.failures
-                    .push((start + *row as usize, [one(0), one(1), one(2)]));
+                failures.push((start + *row as usize, [one(0), one(1), one(2)]));
             }
             start = end;
         }
-        out.failures.sort_unstable_by_key(|f| f.0);
+        failures.sort_unstable_by_key(|f| f.0);
+        let mut out = out.unwrap_or_else(made);
+        out.failures = failures;
         Ok(out)
     }
 }

@@ -13,6 +13,7 @@ use cudarc::driver::{
 };
 
 use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
+use super::staging;
 use crate::backend::PointSet;
 
 /// Threads per block of every kernel here: a multiple of 32 (the block reduction needs whole
@@ -686,36 +687,28 @@ pub(crate) struct BatchFailures {
 const BATCH_THREADS: u32 = 128;
 
 /// Runs a batch kernel over the `input.n` integrals of `input` in `buffers` (made for this
-/// kernel), copies their results into `output` and returns the failed rows.
-pub(crate) fn batch(
+/// kernel), copies their results into the slices `output` gives and returns the failed rows.
+/// `output` is called once the launch is queued, so that whatever it does on the host (the
+/// first touch of a large result column's fresh pages costs milliseconds) runs while the
+/// kernel does.
+pub(crate) fn batch<'a>(
     stream: &Arc<CudaStream>,
     kernel: &BatchKernel,
     buffers: &mut BatchBuffers,
     input: &BatchInput<'_>,
-    output: BatchOutput<'_>,
+    output: impl FnOnce() -> BatchOutput<'a>,
 ) -> Result<BatchFailures> {
     let limbs = kernel.limbs;
     let n = input.n;
     let len = n * limbs;
-    if n > buffers.capacity
-        || input.columns.len() != buffers.uploaded * len
-        || output.value.len() != len
-        || output.error.len() != n
-        || output.evaluations.len() != n
-        || output.status.len() != n
-    {
+    if n > buffers.capacity || input.columns.len() != buffers.uploaded * len {
         return Err(GpuError::Invalid(format!(
             "kernel '{}': a launch of {n} integrals (buffers for {}) needs {} uploaded \
-             parameter doubles and room for {len} value doubles and {n} errors, evaluations \
-             and statuses; got {}, {}, {}, {} and {}",
+             parameter doubles; got {}",
             kernel.name,
             buffers.capacity,
             buffers.uploaded * len,
             input.columns.len(),
-            output.value.len(),
-            output.error.len(),
-            output.evaluations.len(),
-            output.status.len()
         )));
     }
     if n == 0 {
@@ -776,18 +769,26 @@ pub(crate) fn batch(
     // within the buffers, all distinct allocations, as __restrict__ assumes. Sweeps divide by
     // a stride >= 1 (checked).
     unsafe { args.launch(cfg) }.map_err(failed)?;
-    stream
-        .memcpy_dtoh(&b.value.slice(..len), output.value)
-        .map_err(failed)?;
-    stream
-        .memcpy_dtoh(&b.error.slice(..n), output.error)
-        .map_err(failed)?;
-    stream
-        .memcpy_dtoh(&b.evaluations.slice(..n), output.evaluations)
-        .map_err(failed)?;
-    stream
-        .memcpy_dtoh(&b.status.slice(..n), output.status)
-        .map_err(failed)?;
+    let output = output();
+    if output.value.len() != len
+        || output.error.len() != n
+        || output.evaluations.len() != n
+        || output.status.len() != n
+    {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}': a launch of {n} integrals needs room for {len} value doubles and {n} \
+             errors, evaluations and statuses; got {}, {}, {} and {}",
+            kernel.name,
+            output.value.len(),
+            output.error.len(),
+            output.evaluations.len(),
+            output.status.len()
+        )));
+    }
+    staging::bring_back(stream, &b.value.slice(..len), output.value)?;
+    staging::bring_back(stream, &b.error.slice(..n), output.error)?;
+    staging::bring_back(stream, &b.evaluations.slice(..n), output.evaluations)?;
+    staging::bring_back(stream, &b.status.slice(..n), output.status)?;
     let mut count = [0u32];
     stream
         .memcpy_dtoh(&b.failures, &mut count[..])

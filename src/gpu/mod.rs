@@ -31,6 +31,7 @@ mod launch;
 mod real;
 mod region;
 mod rule;
+mod staging;
 mod sys;
 mod tables;
 pub mod trace;

@@ -1,7 +1,7 @@
 //! Thin safe wrappers over the few driver and NVRTC calls that cudarc exposes only as
 //! `unsafe`: library presence, device attributes, the NVRTC version and compilation to a
-//! cubin. With `launch.rs`, the only module with `unsafe` code; each block states why the
-//! call is sound.
+//! cubin. With `launch.rs` and `staging.rs`, the only modules with `unsafe` code; each block
+//! states why the call is sound.
 
 use std::ffi::{c_char, CStr};
 

@@ -34,18 +34,29 @@ const TABLES: [(&str, &str, &str, usize); 9] = [
 ];
 
 /// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
-const LIMB_TABLES: [(&str, &str, &str, usize); 19] = [
+const LIMB_TABLES: [(&str, &str, &str, usize); 20] = [
     (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
     (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
     (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
     (EXP_FIXED_RS, "EXP_COEFFS", "HPQ_EXP_COEFFS", 13 * 4),
     (TRIG_FIXED_RS, "PI_2_FIX", "HPQ_PI_2_FIX", 6),
-    (TRIG_FIXED_RS, "SIN_J256", "HPQ_SIN_J256", 403 * 4),
-    (TRIG_FIXED_RS, "COS_M1_J256", "HPQ_COS_M1_J256", 403 * 4),
+    (TRIG_FIXED_RS, "KAPPA", "HPQ_KAPPA", 4),
+    (TRIG_FIXED_RS, "SIN_NUMERATORS", "HPQ_SIN_NUMERATORS", 7),
+    (TRIG_FIXED_RS, "COS_NUMERATORS", "HPQ_COS_NUMERATORS", 7),
+    (
+        TRIG_FIXED_RS,
+        "SIN_J256_OVER_2K",
+        "HPQ_SIN_J256_OVER_2K",
+        403 * 4,
+    ),
+    (
+        TRIG_FIXED_RS,
+        "COS_J256_OVER_2K",
+        "HPQ_COS_J256_OVER_2K",
+        403 * 4,
+    ),
     (TRIG_FIXED_RS, "SIN_I65536", "HPQ_SIN_I65536", 256 * 4),
     (TRIG_FIXED_RS, "COS_M1_I65536", "HPQ_COS_M1_I65536", 256 * 4),
-    (TRIG_FIXED_RS, "SIN_SERIES", "HPQ_SIN_SERIES", 7 * 4),
-    (TRIG_FIXED_RS, "COS_SERIES", "HPQ_COS_SERIES", 7 * 4),
     (LOG_FIXED_RS, "LOG_R1", "HPQ_LOG_R1", 256),
     (LOG_FIXED_RS, "LOG_R2", "HPQ_LOG_R2", 258),
     (LOG_FIXED_RS, "LOG_L1", "HPQ_LOG_L1", 256 * 4),
@@ -332,7 +343,14 @@ mod tests {
         );
         assert!(src.contains("HPQ_EXP_K65536_M1[1024]"));
         assert!(src.contains("0x0001000000000000ULL"));
-        assert!(src.contains("HPQ_SIN_J256[1612]"));
+        assert!(src.contains("HPQ_SIN_J256_OVER_2K[1612]"));
+        // The series' numerators 13!/(2k+1)! and 13!/(2k)!, read as the integers they are.
+        let sin = rust_limbs(TRIG_FIXED_RS, "SIN_NUMERATORS").expect("sin numerators");
+        let cos = rust_limbs(TRIG_FIXED_RS, "COS_NUMERATORS").expect("cos numerators");
+        assert_eq!(
+            (sin[1], sin[6], cos[1], cos[6]),
+            (1037836800, 1, 3113510400, 13)
+        );
         assert_eq!(rust_limbs(LOG_FIXED_RS, "LOG_R1").expect("R1")[0], 1 << 16);
         assert_eq!(rust_limbs(TRIG_FIXED_RS, "PI_2_FIX").expect("pi/2")[5], 1);
     }

@@ -19,13 +19,19 @@ pub(crate) fn signed_zero<L: Lanes>(l: L, x: L::V, lead: L::V) -> L::V {
     l.select(l.eq(x, zero), l.mul(zero, lead), x)
 }
 
-/// `Dd::finish`.
+/// `Dd::finish`, and `Dd::finish_sum` where its leading operand is `special`.
 #[inline(always)]
 fn finish<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V) -> DdV<L> {
+    finish_with(l, hi, lo, special, hi)
+}
+
+/// `Dd::finish_with`: `over` is the answer where `special` is finite and `hi` is not.
+#[inline(always)]
+fn finish_with<L: Lanes>(l: L, hi: L::V, lo: L::V, special: L::V, over: L::V) -> DdV<L> {
     let zero = l.splat(0.0);
     let hi = signed_zero(l, hi, special);
     let fin = l.is_finite(hi);
-    let inf = l.select(l.is_finite(special), hi, special);
+    let inf = l.select(l.is_finite(special), over, special);
     [l.select(fin, hi, inf), l.select(fin, lo, zero)]
 }
 
@@ -38,7 +44,14 @@ pub(crate) fn add_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let (vh, vl) = quick_two_sum(l, sh, c);
     let w = l.add(tl, vl);
     let (zh, zl) = quick_two_sum(l, vh, w);
-    finish(l, zh, zl, sh)
+    // `Dd::finish_exceptional` answers `vh` where it is infinite (an overflow of the first
+    // FastTwoSum, which leaves `zh` = inf - inf = NaN), else `zh`. Where that case arises (`sh`
+    // finite, `zh` not), `vh + vh` is the same value with one addition: `vh` itself where it is
+    // infinite or NaN (a NaN lower component), and where it is finite the final sum overflowed
+    // and `|vh|` is within a few ulps of f64::MAX, so that `vh + vh` is `zh`, the ±inf of
+    // `vh`'s sign.
+    let over = l.add(vh, vh);
+    finish_with(l, zh, zl, sh, over)
 }
 
 /// `Dd::add_f64`.

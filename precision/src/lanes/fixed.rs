@@ -127,6 +127,56 @@ pub(crate) fn shl16<L: Ints, const N: usize>(l: L, r: Limbs<L, N>) -> Limbs<L, N
     s
 }
 
+/// `fixed::shr`: `floor(r / 2^k)` for a constant `1 <= k <= 63`.
+#[inline(always)]
+pub(crate) fn shr<L: Ints, const N: usize>(l: L, r: Limbs<L, N>, k: u32) -> Limbs<L, N> {
+    let mut s = r;
+    for i in 0..N {
+        s[i] = l.shr(r[i], k);
+        if i + 1 < N {
+            s[i] = l.u_or(s[i], l.shl(r[i + 1], 64 - k));
+        }
+    }
+    s
+}
+
+/// `fixed::mul_small`: `floor(c v / 2^k)` modulo 2^(64 O) for `N <= 4` limbs `v`, a constant
+/// `c < 2^32` and `k` 32 or 64. Each limb's product `c v_i < 2^96` from two 32×32→64 products.
+#[inline(always)]
+pub(crate) fn mul_small<L: Ints, const N: usize, const O: usize>(
+    l: L,
+    v: Limbs<L, N>,
+    c: u64,
+    k: u32,
+) -> Limbs<L, O> {
+    let z = l.u_splat(0);
+    let cv = l.u_splat(c);
+    // The exact product, N + 1 limbs: limb i gets the low half of c v_i and the high half
+    // (below 2^32) of c v_(i-1) with the carry, which cannot carry further.
+    let mut p = [z; 5];
+    let mut high = z;
+    for i in 0..N {
+        let lo = l.mul32(v[i], cv);
+        let hi = l.mul32(l.shr(v[i], 32), cv);
+        let low = l.u_add(lo, l.shl(hi, 32));
+        let c1 = l.u_lt(low, lo);
+        let s = l.u_add(low, high);
+        let c2 = l.u_lt(s, low);
+        p[i] = s;
+        high = l.add_if(l.add_if(l.shr(hi, 32), c1), c2);
+    }
+    p[N] = high;
+    let mut r = [z; O];
+    for (i, ri) in r.iter_mut().enumerate() {
+        *ri = if k == 64 {
+            p[i + 1]
+        } else {
+            l.u_or(l.shr(p[i], 32), l.shl(p[i + 1], 32))
+        };
+    }
+    r
+}
+
 /// `r · 2^s` for `s < 64` lane by lane (the bits shifted out of the top limb dropped).
 #[inline(always)]
 pub(crate) fn shl_bits<L: Ints, const N: usize>(l: L, r: Limbs<L, N>, s: L::U) -> Limbs<L, N> {
@@ -403,6 +453,27 @@ mod tests {
                     .into_iter()
                     .chain(q1.into_iter().chain(q3))
                     .collect()
+            },
+        );
+        check_lanes::<L, 4>(
+            l,
+            "mul_small, shr",
+            &input,
+            |l, v| {
+                let c = 0xb994_6600;
+                let a = mul_small::<L, 4, 4>(l, v, c, 64);
+                let b = mul_small::<L, 3, 4>(l, [v[0], v[1], v[2]], c, 32);
+                let d = mul_small::<L, 1, 2>(l, [v[3]], 13, 32);
+                let e = shr(l, v, 1);
+                [a.to_vec(), b.to_vec(), d.to_vec(), e.to_vec()].concat()
+            },
+            |v| {
+                let c = 0xb994_6600;
+                let a = crate::fixed::mul_small::<4, 4>(v, c, 64);
+                let b = crate::fixed::mul_small::<3, 4>([v[0], v[1], v[2]], c, 32);
+                let d = crate::fixed::mul_small::<1, 2>([v[3]], 13, 32);
+                let e = crate::fixed::shr(v, 1);
+                [a.to_vec(), b.to_vec(), d.to_vec(), e.to_vec()].concat()
             },
         );
         check_lanes::<L, 1>(

@@ -57,7 +57,7 @@ fn special(rng: &mut StdRng) -> f64 {
 
 /// A pair of quad-doubles of one of several kinds.
 fn qd_pair(rng: &mut StdRng) -> (Qd, Qd) {
-    match rng.gen_range(0..11) {
+    match rng.gen_range(0..12) {
         // Magnitudes near each other.
         0..=2 => (qd_value(rng, 30), qd_value(rng, 30)),
         // Anything: overflow, underflow, subnormal components, huge divisors.
@@ -84,6 +84,13 @@ fn qd_pair(rng: &mut StdRng) -> (Qd, Qd) {
         // Special values on either side, or on both (zeros of both signs meeting zeros).
         8 => (Qd::from_f64(special(rng)), qd_value(rng, 60)),
         9 => (qd_value(rng, 60), Qd::from_f64(special(rng))),
+        // At the edge of overflow: ±MAX and an addend of the same sign from 2^780 to 2^980,
+        // which stays MAX, overflows in the final normalisation, or (dd) in the first one.
+        10 => {
+            let sign = if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
+            let d = crate::ldexp(rng.gen_range(1.0..2.0), rng.gen_range(780..980));
+            (Qd::MAX * sign, Qd::from_f64(sign * d))
+        }
         _ => (Qd::from_f64(special(rng)), Qd::from_f64(special(rng))),
     }
 }
@@ -228,6 +235,14 @@ fn inputs_reach_every_branch() {
     assert!(count(&|x, y| (x + y).0 == [0.0; 4] && x.0[0] != 0.0) > 100);
     assert!(count(&|x, y| negative_zero(x) && negative_zero(y)) > 50);
     assert!(count(&|x, y| negative_zero(x * y)) > 100);
+    // Sums at MAX that stay finite and that overflow, in qd and in dd.
+    let finite = |x: Qd, y: Qd| x.0[0].is_finite() && y.0[0].is_finite();
+    let at_max = |x: Qd| x.0[0].abs() == f64::MAX;
+    assert!(count(&|x, y| at_max(x) && (x + y).0[0].is_finite()) > 100);
+    assert!(count(&|x, y| at_max(x) && finite(x, y) && (x + y).0[0].is_infinite()) > 100);
+    let dd_sum = |x: Qd, y: Qd| x.to_dd() + y.to_dd();
+    assert!(count(&|x, y| at_max(x) && dd_sum(x, y).hi.is_finite()) > 100);
+    assert!(count(&|x, y| at_max(x) && finite(x, y) && dd_sum(x, y).hi.is_infinite()) > 100);
 }
 
 /// Arguments of exp: every range its scalar path distinguishes, and the points between them.

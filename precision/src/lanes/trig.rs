@@ -1,10 +1,12 @@
-//! `Dd::sin`, `Dd::cos`, `Qd::sin` and `Qd::cos` lane by lane: `crate::trig_fixed::sin_cos_dd`
-//! and `sin_cos_qd` step for step in integer lanes (|x| converted exactly to fixed point,
-//! reduced by π/2, the two tables as gathers, the Taylor series of sin r and 1 - cos r by
-//! Horner's rule, the addition formulas, the results cut into 53-bit pieces from their leading
-//! bits and placed by the quadrant), so that every lane holds the scalar function's bits. The two
-//! correction loops of the reduction run until no lane needs another step, each lane stepping
-//! only while its own condition holds.
+//! `Dd::sin`, `Dd::cos`, `Qd::sin` and `Qd::cos` lane by lane: `crate::trig_fixed::angle_dd`
+//! and `angle_qd` step for step in integer lanes (|x| converted exactly to fixed point,
+//! reduced by π/2, the Taylor series of κ sin r and κ cos r over shared powers with small
+//! integer numerators, the first table level as gathers and a three-product addition
+//! formula), then `Angle::sin` and `Angle::cos` (the last table level for the one of sin θ,
+//! cos θ that the quadrant picks, cut into 53-bit pieces from its leading bit), so that every
+//! lane holds the scalar function's bits. A caller of one result leaves the other unused, and
+//! the compiler drops its work. The two correction loops of the reduction run until no lane
+//! needs another step, each lane stepping only while its own condition holds.
 //!
 //! The lanes that `crate::trig::sin_cos` sends elsewhere go to the scalar method: zeros, NaN,
 //! infinities, |x| outside [2^-24, 2^50) (its Cody–Waite path), results too small for the fixed
@@ -14,17 +16,20 @@
 use super::dd::DdV;
 use super::eft::quick_two_sum;
 use super::exp::add_scaled;
-use super::fixed::{add, mul, mul_wide, normalise, piece, select_limbs, shl16, sub, to_i64, Limbs};
+use super::fixed::{
+    add, mul, mul_small, mul_wide, normalise, piece, select_limbs, shl16, shr, sub, to_i64, Limbs,
+};
 use super::ints::Ints;
 use super::qd::{renormalise, QdV};
 use crate::trig::FIXED_LOWER;
 use crate::trig_fixed::{
-    COS_M1_I65536, COS_M1_J256, COS_SERIES, FIXED_LIMIT, PI_2_FIX, SIN_I65536, SIN_J256, SIN_SERIES,
+    COS_J256_OVER_2K, COS_M1_I65536, COS_NUMERATORS, FIXED_LIMIT, KAPPA, PI_2_62, PI_2_FIX,
+    SIN_I65536, SIN_J256_OVER_2K, SIN_NUMERATORS,
 };
 
 /// `trig_fixed`'s tables where the lanes gather them.
-static SIN_J: [[u64; 4]; 403] = SIN_J256;
-static COS_M1_J: [[u64; 4]; 403] = COS_M1_J256;
+static SIN_J: [[u64; 4]; 403] = SIN_J256_OVER_2K;
+static COS_J: [[u64; 4]; 403] = COS_J256_OVER_2K;
 static SIN_I: [[u64; 4]; 256] = SIN_I65536;
 static COS_M1_I: [[u64; 4]; 256] = COS_M1_I65536;
 
@@ -32,8 +37,8 @@ static COS_M1_I: [[u64; 4]; 256] = COS_M1_I65536;
 /// normalised expansion they are below 2^-53 of it).
 const LOW_LIMIT: f64 = 1.0 / 4503599627370496.0; // 2^-52
 
-/// The weight of the top bit of a fraction's limbs (2^-1), for [`piece`].
-const TOP: f64 = -1.0;
+/// The weight of the top bit of twice a half's limbs (2^0), for [`piece`].
+const TOP: f64 = 0.0;
 
 /// `(sin x, cos x)` of `Dd` in every lane, and the lanes for the scalar method.
 #[inline(always)]
@@ -48,14 +53,14 @@ pub(crate) fn sin_cos_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, DdV<L>, L::M) {
         l.select(fixed, x[1], l.splat(0.0)),
     ];
     let (q, w) = reduce::<L, 2, 3>(l, &c);
+    let near = near_axis::<L, 2, 3>(l, &w, 12);
     let (j, i, r) = split::<L, 2, 3>(l, &w);
-    let (s, cm) = series_2(l, r);
-    let (s, cm) = combine(l, (j, i), s, cm);
-    let (s, co, small) = finish(l, s, cm, 52);
-    let s = to_dd(l, s);
-    let co = to_dd(l, co);
-    let (sin, cos) = assemble(l, q, s, co, l.lt(x[0], l.splat(0.0)));
-    (sin, cos, l.or(l.not(fixed), small))
+    let (ks, kc) = series_2(l, r);
+    let (ks, kc) = level_i(l, i, ks, kc);
+    let (swap, sin_neg, cos_neg) = quadrant(l, q, l.lt(x[0], l.splat(0.0)));
+    let sin = negate_if(l, to_dd(l, half(l, j, ks, kc, swap)), sin_neg);
+    let cos = negate_if(l, to_dd(l, half(l, j, ks, kc, l.not(swap))), cos_neg);
+    (sin, cos, l.or(l.not(fixed), near))
 }
 
 /// `(sin x, cos x)` of `Qd` in every lane, and the lanes for the scalar method.
@@ -73,14 +78,14 @@ pub(crate) fn sin_cos_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, QdV<L>, L::M) {
         l.select(fixed, x[3], zero),
     ];
     let (q, w) = reduce::<L, 4, 5>(l, &c);
+    let near = near_axis::<L, 4, 5>(l, &w, 24);
     let (j, i, r) = split::<L, 4, 5>(l, &w);
-    let (s, cm) = series_4(l, r);
-    let (s, cm) = combine(l, (j, i), s, cm);
-    let (s, co, small) = finish(l, s, cm, 40);
-    let s = to_qd(l, s);
-    let co = to_qd(l, co);
-    let (sin, cos) = assemble(l, q, s, co, l.lt(x[0], l.splat(0.0)));
-    (sin, cos, l.or(l.not(fixed), small))
+    let (ks, kc) = series_4(l, r);
+    let (ks, kc) = level_i(l, i, ks, kc);
+    let (swap, sin_neg, cos_neg) = quadrant(l, q, l.lt(x[0], l.splat(0.0)));
+    let sin = negate_if(l, to_qd(l, half(l, j, ks, kc, swap)), sin_neg);
+    let cos = negate_if(l, to_qd(l, half(l, j, ks, kc, l.not(swap))), cos_neg);
+    (sin, cos, l.or(l.not(fixed), near))
 }
 
 /// The lanes for the fixed point (`trig::sin_cos`'s range test and well-formed lower
@@ -170,70 +175,87 @@ fn split<L: Ints, const N: usize, const W: usize>(
     (j, i, r)
 }
 
-/// The rest of `sin_cos_theta`: `(sin θ, 1 - cos θ)` from the series' `(sin r, 1 - cos r)` and
-/// the tables at `i/2^16` and `j/2^8`, by the addition formulas (sums exact modulo 1).
+/// `trig_fixed::near_axis` of the reduced argument: the lanes where θ or π/2 - θ is below
+/// about 2^-e (`None` in the scalar function).
 #[inline(always)]
-fn combine<L: Ints, const N: usize>(
+fn near_axis<L: Ints, const N: usize, const W: usize>(l: L, w: &Limbs<L, W>, e: u32) -> L::M {
+    let theta = l.u_or(l.shl(w[N], 62), l.shr(w[N - 1], 2));
+    let d = 1u64 << (62 - e);
+    l.or(
+        l.u_lt(theta, l.u_splat(d)),
+        l.u_lt(l.u_splat(PI_2_62 - d), theta),
+    )
+}
+
+/// The rest of `trig_fixed::sin_cos_y`: `(κ sin y, κ cos y)` from the series' `(κ sin r,
+/// κ cos r)` and the table at `i/2^16`, by the three-product addition formula.
+#[inline(always)]
+fn level_i<L: Ints, const N: usize>(
     l: L,
-    (j, i): (L::U, L::U),
-    s: Limbs<L, N>,
-    c: Limbs<L, N>,
+    i: L::U,
+    ks: Limbs<L, N>,
+    kc: Limbs<L, N>,
 ) -> (Limbs<L, N>, Limbs<L, N>) {
-    let (mut sa, mut ca, mut sb, mut cb) = (s, s, s, s);
+    let (mut sa, mut ca) = (ks, ks);
     for m in 0..N {
         sa[m] = l.gather(&SIN_I, i, 4 - N + m);
         ca[m] = l.gather(&COS_M1_I, i, 4 - N + m);
-        sb[m] = l.gather(&SIN_J, j, 4 - N + m);
-        cb[m] = l.gather(&COS_M1_J, j, 4 - N + m);
     }
-    // a = i/2^16: sin(a + r) = sa (1 - c) + (1 - ca) s, 1 - cos(a + r) = ca + c - ca c + sa s.
-    let s2 = add(
-        l,
-        sub(l, sa, mul::<L, N, 0>(l, sa, c)),
-        sub(l, s, mul::<L, N, 0>(l, ca, s)),
-    )
-    .0;
-    let c2 = add(
-        l,
-        sub(l, add(l, ca, c).0, mul::<L, N, 0>(l, ca, c)),
-        mul::<L, N, 0>(l, sa, s),
-    )
-    .0;
-    // b = j/2^8, the same formulas.
-    let s1 = add(
-        l,
-        sub(l, sb, mul::<L, N, 0>(l, sb, c2)),
-        sub(l, s2, mul::<L, N, 0>(l, cb, s2)),
-    )
-    .0;
-    let c1 = add(
-        l,
-        sub(l, add(l, cb, c2).0, mul::<L, N, 0>(l, cb, c2)),
-        mul::<L, N, 0>(l, sb, s2),
-    )
-    .0;
-    (s1, c1)
+    // a = i/2^16: κ sin(a + r) = κ sin r + (sa - ca)(κ cos r + κ sin r) + ca κ cos r - sa κ sin r,
+    // κ cos(a + r) = κ cos r - ca κ cos r - sa κ sin r.
+    let p1 = mul::<L, N, 0>(l, ca, kc);
+    let p2 = mul::<L, N, 0>(l, sa, ks);
+    let p3 = mul::<L, N, 0>(l, sub(l, sa, ca), add(l, kc, ks).0);
+    let ks = sub(l, add(l, add(l, ks, p3).0, p1).0, p2);
+    let kc = sub(l, sub(l, kc, p1), p2);
+    (ks, kc)
 }
 
-/// The end of `trig_fixed::sin_cos_fixed`: sin θ, cos θ = 1 - cm (modulo 1), and the lanes where
-/// either is below `2^-(64 - shift)` (`None` in the scalar function).
+/// `trig_fixed::Angle::half`: sin θ/2 where `cosine` is false, cos θ/2 where it holds, from
+/// the table at `j/2^8`.
 #[inline(always)]
-fn finish<L: Ints, const N: usize>(
+fn half<L: Ints, const N: usize>(
     l: L,
-    s: Limbs<L, N>,
-    cm: Limbs<L, N>,
-    shift: u32,
-) -> (Limbs<L, N>, Limbs<L, N>, L::M) {
-    let z = l.u_splat(0);
-    let co = sub(l, [z; N], cm);
-    let small = l.or(
-        l.u_eq(l.shr(s[N - 1], shift), z),
-        l.u_eq(l.shr(co[N - 1], shift), z),
-    );
-    (s, co, small)
+    j: L::U,
+    ks: Limbs<L, N>,
+    kc: Limbs<L, N>,
+    cosine: L::M,
+) -> Limbs<L, N> {
+    let (mut sb, mut cb) = (ks, ks);
+    for m in 0..N {
+        sb[m] = l.gather(&SIN_J, j, 4 - N + m);
+        cb[m] = l.gather(&COS_J, j, 4 - N + m);
+    }
+    let a = mul::<L, N, 0>(l, select_limbs(l, cosine, cb, sb), kc);
+    let b = mul::<L, N, 0>(l, select_limbs(l, cosine, sb, cb), ks);
+    select_limbs(l, cosine, sub(l, a, b), add(l, a, b).0)
 }
 
-/// `fixed::fraction_to_dd`: three pieces from the leading bit.
+/// `Angle::sin_part` and `cos_part` by the quadrant `q` (an integral double): the lanes where
+/// sin x is read from cos θ (and cos x from sin θ), where sin x is negative, where cos x is.
+#[inline(always)]
+fn quadrant<L: Ints>(l: L, q: L::V, negative: L::M) -> (L::M, L::M, L::M) {
+    let q = l.u_and(to_i64(l, q), l.u_splat(3));
+    // Odd quadrants swap sin and cos; sin is negative in 2 and 3 (the other way round for
+    // negative x), cos in 1 and 2.
+    let swap = l.u_eq(l.u_and(q, l.u_splat(1)), l.u_splat(1));
+    let sin_neg = l.u_lt(l.u_splat(1), q);
+    let sin_neg = l.and(l.or(sin_neg, negative), l.not(l.and(sin_neg, negative)));
+    let cos_neg = l.or(l.u_eq(q, l.u_splat(1)), l.u_eq(q, l.u_splat(2)));
+    (swap, sin_neg, cos_neg)
+}
+
+/// Every component negated where `m`.
+#[inline(always)]
+fn negate_if<L: Ints, const C: usize>(l: L, v: [L::V; C], m: L::M) -> [L::V; C] {
+    let mut r = v;
+    for k in 0..C {
+        r[k] = l.select(m, l.neg(v[k]), v[k]);
+    }
+    r
+}
+
+/// `fixed::limbs_to_dd(v, -127)`: three pieces from the leading bit of twice a half.
 #[inline(always)]
 fn to_dd<L: Ints>(l: L, v: Limbs<L, 2>) -> DdV<L> {
     let (s, k) = normalise(l, v);
@@ -244,7 +266,8 @@ fn to_dd<L: Ints>(l: L, v: Limbs<L, 2>) -> DdV<L> {
     [hi, lo]
 }
 
-/// `fixed::fraction_to_qd`: five pieces from the leading bit, renormalised.
+/// `fixed::limbs_to_qd(v, -255)`: five pieces from the leading bit of twice a half,
+/// renormalised.
 #[inline(always)]
 fn to_qd<L: Ints>(l: L, v: Limbs<L, 4>) -> QdV<L> {
     let (s, k) = normalise(l, v);
@@ -260,81 +283,77 @@ fn to_qd<L: Ints>(l: L, v: Limbs<L, 4>) -> QdV<L> {
     )
 }
 
-/// `trig_fixed::assemble`: `(sin x, cos x)` from the quadrant `q`, sin θ, cos θ and the sign of
-/// x, every component negated with its value.
+/// `trig_fixed::KAPPA` in the top `N` limbs.
 #[inline(always)]
-fn assemble<L: Ints, const C: usize>(
-    l: L,
-    q: L::V,
-    s: [L::V; C],
-    c: [L::V; C],
-    negative: L::M,
-) -> ([L::V; C], [L::V; C]) {
-    let q = l.u_and(to_i64(l, q), l.u_splat(3));
-    // Quadrants 1 and 3 swap sin and cos; sin is negated in 2 and 3 (and for negative x), cos
-    // in 1 and 2.
-    let swap = l.u_eq(l.u_and(q, l.u_splat(1)), l.u_splat(1));
-    let sin_neg = l.u_lt(l.u_splat(1), q);
-    let sin_neg = l.and(l.or(sin_neg, negative), l.not(l.and(sin_neg, negative)));
-    let cos_neg = l.or(l.u_eq(q, l.u_splat(1)), l.u_eq(q, l.u_splat(2)));
-    let mut sin = s;
-    let mut cos = c;
-    for m in 0..C {
-        let a = l.select(swap, c[m], s[m]);
-        let b = l.select(swap, s[m], c[m]);
-        sin[m] = l.select(sin_neg, l.neg(a), a);
-        cos[m] = l.select(cos_neg, l.neg(b), b);
-    }
-    (sin, cos)
-}
-
-/// The series' k-th coefficient in the top `N` limbs.
-#[inline(always)]
-fn coeff<L: Ints, const N: usize>(l: L, table: &[[u64; 4]; 7], k: usize) -> Limbs<L, N> {
+fn kappa<L: Ints, const N: usize>(l: L) -> Limbs<L, N> {
     let mut c = [l.u_splat(0); N];
     for (m, cm) in c.iter_mut().enumerate() {
-        *cm = l.u_splat(table[k][4 - N + m]);
+        *cm = l.u_splat(KAPPA[4 - N + m]);
     }
     c
 }
 
-/// `series_4`'s Horner sums over `u` for one coefficient table.
+/// `trig_fixed::series_4`'s sum for one table of numerators: `T 2^192` from the powers of u
+/// (four, three, three, two, two and one limbs), times 2^-1. (A function where the scalar code
+/// has a closure: a closure is not compiled for the caller's instruction set, and its
+/// intrinsics became calls, ten times slower.)
 #[inline(always)]
-fn horner_4<L: Ints>(l: L, u: Limbs<L, 4>, t: &[[u64; 4]; 7]) -> Limbs<L, 4> {
-    let mut p = coeff(l, t, 6);
-    p = sub(l, coeff(l, t, 5), mul::<L, 4, 3>(l, u, p));
-    p = sub(l, coeff(l, t, 4), mul::<L, 4, 2>(l, u, p));
-    p = sub(l, coeff(l, t, 3), mul::<L, 4, 2>(l, u, p));
-    p = sub(l, coeff(l, t, 2), mul::<L, 4, 1>(l, u, p));
-    p = sub(l, coeff(l, t, 1), mul::<L, 4, 1>(l, u, p));
-    mul::<L, 4, 0>(l, u, p)
+fn sum_4<L: Ints>(
+    l: L,
+    c: &[u64; 7],
+    (u, u2, u3): (Limbs<L, 4>, Limbs<L, 3>, Limbs<L, 3>),
+    (u4, u5, u6): (Limbs<L, 2>, Limbs<L, 2>, Limbs<L, 1>),
+) -> Limbs<L, 4> {
+    let mut t = mul_small::<L, 4, 4>(l, u, c[1], 64);
+    t = sub(l, t, mul_small::<L, 3, 4>(l, u2, c[2], 32));
+    t = add(l, t, mul_small::<L, 3, 4>(l, u3, c[3], 64)).0;
+    t = sub(l, t, mul_small::<L, 2, 4>(l, u4, c[4], 32));
+    t = add(l, t, mul_small::<L, 2, 4>(l, u5, c[5], 64)).0;
+    t = sub(l, t, mul_small::<L, 1, 4>(l, u6, c[6], 32));
+    shr(l, t, 1)
 }
 
-/// `trig_fixed::series_4`: `(sin r, 1 - cos r)` for `0 <= r < 2^-16` in four limbs.
+/// `trig_fixed::series_4`: `(κ sin r, κ cos r)` for `0 <= r < 2^-16` in four limbs.
 #[inline(always)]
 fn series_4<L: Ints>(l: L, r: Limbs<L, 4>) -> (Limbs<L, 4>, Limbs<L, 4>) {
     let s = shl16(l, r);
     let u = mul::<L, 4, 0>(l, s, s);
-    let p = horner_4(l, u, &SIN_SERIES);
-    let c = horner_4(l, u, &COS_SERIES);
-    (sub(l, r, mul::<L, 4, 0>(l, r, p)), c)
+    let u_3 = [u[1], u[2], u[3]];
+    let u2 = mul::<L, 3, 0>(l, u_3, u_3);
+    let u3 = mul::<L, 3, 0>(l, u2, u_3);
+    let u2_2 = [u2[1], u2[2]];
+    let u4 = mul::<L, 2, 0>(l, u2_2, u2_2);
+    let u5 = mul::<L, 2, 0>(l, u4, [u[2], u[3]]);
+    let u6 = mul::<L, 1, 0>(l, [u3[2]], [u3[2]]);
+    let powers = ((u, u2, u3), (u4, u5, u6));
+    let k = kappa::<L, 4>(l);
+    let p = sum_4(l, &SIN_NUMERATORS, powers.0, powers.1);
+    let c = sum_4(l, &COS_NUMERATORS, powers.0, powers.1);
+    (mul::<L, 4, 0>(l, r, sub(l, k, p)), sub(l, k, c))
 }
 
-/// `series_2`'s Horner sums.
+/// `trig_fixed::series_2`'s sum for one table of numerators: `T 2^64`, times 2^-1.
 #[inline(always)]
-fn horner_2<L: Ints>(l: L, u: Limbs<L, 2>, t: &[[u64; 4]; 7]) -> Limbs<L, 2> {
-    let mut p = coeff(l, t, 3);
-    p = sub(l, coeff(l, t, 2), mul::<L, 2, 1>(l, u, p));
-    p = sub(l, coeff(l, t, 1), mul::<L, 2, 1>(l, u, p));
-    mul::<L, 2, 0>(l, u, p)
+fn sum_2<L: Ints>(
+    l: L,
+    c: &[u64; 7],
+    (u, u2, u3): (Limbs<L, 2>, Limbs<L, 1>, Limbs<L, 1>),
+) -> Limbs<L, 2> {
+    let mut t = mul_small::<L, 2, 2>(l, u, c[1], 64);
+    t = sub(l, t, mul_small::<L, 1, 2>(l, u2, c[2], 32));
+    t = add(l, t, mul_small::<L, 1, 2>(l, u3, c[3], 64)).0;
+    shr(l, t, 1)
 }
 
-/// `trig_fixed::series_2`: the same series to k = 3 in two limbs.
+/// `trig_fixed::series_2`: the same sums to k = 3 in two limbs.
 #[inline(always)]
 fn series_2<L: Ints>(l: L, r: Limbs<L, 2>) -> (Limbs<L, 2>, Limbs<L, 2>) {
     let s = shl16(l, r);
     let u = mul::<L, 2, 0>(l, s, s);
-    let p = horner_2(l, u, &SIN_SERIES);
-    let c = horner_2(l, u, &COS_SERIES);
-    (sub(l, r, mul::<L, 2, 0>(l, r, p)), c)
+    let u2 = mul::<L, 1, 0>(l, [u[1]], [u[1]]);
+    let u3 = mul::<L, 1, 0>(l, u2, [u[1]]);
+    let k = kappa::<L, 2>(l);
+    let p = sum_2(l, &SIN_NUMERATORS, (u, u2, u3));
+    let c = sum_2(l, &COS_NUMERATORS, (u, u2, u3));
+    (mul::<L, 2, 0>(l, r, sub(l, k, p)), sub(l, k, c))
 }
