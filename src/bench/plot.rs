@@ -264,8 +264,9 @@ pub struct Chart {
     pub panels: Vec<Panel>,
 }
 
-/// The colours of a chart's labels, in the order labels are first seen.
-const PALETTE: [RGBColor; 10] = [
+/// The colours of a chart's labels, in the order labels are first seen: twelve, as many as the
+/// batch chart's 1-D panel has curves.
+const PALETTE: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -276,6 +277,8 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(127, 127, 127),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(120, 60, 0),
 ];
 
 /// Writes a [`Chart`] as SVG and PNG.
