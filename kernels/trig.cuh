@@ -497,16 +497,7 @@ template <class T> __device__ __forceinline__ T hpq_tan(T x) {
 // limbs of v c, then the N limbs from bit shift up.
 template <int N> __device__ __forceinline__ void fxa_mul_limb(const hpq_u64 *v, hpq_u64 c, int shift, hpq_u64 *r) {
     hpq_u64 p[N + 1];
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int l = 0; l < N; ++l) {
-        hpq_u64 lo = v[l] * c;
-        hpq_u64 hi = __umul64hi(v[l], c);
-        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(carry));
-        p[l] = lo;
-        carry = hi;
-    }
-    p[N] = carry;
+    fx_mul_by_limb<N, N + 1>(v, c, p);
 #pragma unroll
     for (int l = 0; l < N; ++l) r[l] = (p[l] >> shift) | (p[l + 1] << (64 - shift));
 }
