@@ -1618,15 +1618,13 @@ impl Angle<4> {
     /// sin x as a quad-double.
     #[inline(always)]
     pub(crate) fn sin(&self) -> Qd {
-        let (v, negative) = self.sin_part();
-        signed(limbs_to_qd(&v, -255), negative)
+        finish_qd(self.sin_part())
     }
 
     /// cos x as a quad-double.
     #[inline(always)]
     pub(crate) fn cos(&self) -> Qd {
-        let (v, negative) = self.cos_part();
-        signed(limbs_to_qd(&v, -255), negative)
+        finish_qd(self.cos_part())
     }
 }
 
@@ -1634,24 +1632,36 @@ impl Angle<2> {
     /// sin x as a double-double.
     #[inline(always)]
     pub(crate) fn sin(&self) -> Dd {
-        let (v, negative) = self.sin_part();
-        signed(limbs_to_dd(&v, -127), negative)
+        finish_dd(self.sin_part())
     }
 
     /// cos x as a double-double.
     #[inline(always)]
     pub(crate) fn cos(&self) -> Dd {
-        let (v, negative) = self.cos_part();
-        signed(limbs_to_dd(&v, -127), negative)
+        finish_dd(self.cos_part())
     }
 }
 
+/// A half (`sin_part`, `cos_part`) as the signed quad-double it is half of: the conversion
+/// doubles it exactly.
 #[inline(always)]
-fn signed<T: std::ops::Neg<Output = T>>(v: T, negative: bool) -> T {
+fn finish_qd((v, negative): ([u64; 4], bool)) -> Qd {
+    let r = limbs_to_qd(&v, -255);
     if negative {
-        -v
+        -r
     } else {
-        v
+        r
+    }
+}
+
+/// A half as the signed double-double it is half of.
+#[inline(always)]
+fn finish_dd((v, negative): ([u64; 2], bool)) -> Dd {
+    let r = limbs_to_dd(&v, -127);
+    if negative {
+        -r
+    } else {
+        r
     }
 }
 
