@@ -24,8 +24,8 @@
 //! of 2^-128 for dd (the test `theta_is_within_the_bound` measures 17 and 12 against MPFR).
 //! Relative accuracy therefore needs results that are not tiny: where θ or π/2 - θ is below
 //! 2^-24 (qd) or 2^-12 (dd) (x that near a multiple of π/2), `angle_qd`, `angle_dd` return
-//! `None` and `trig.rs` takes its Cody–Waite path, which keeps relative accuracy there; so it
-//! does for |x| >= 2^50.
+//! `None` and `trig.rs` takes its Cody–Waite path, which keeps relative accuracy there; for
+//! |x| >= 2^50 it reduces by Payne–Hanek (`payne_hanek.rs`).
 //!
 //! `kernels/trig.cuh` mirrors this file step for step with the same tables, which
 //! `src/gpu/tables.rs` generates from this file.
