@@ -197,12 +197,12 @@ mod tests {
         for round in 0..3000 {
             // A random double from about 2^-1074 to 2^1024, and three more well below it.
             let mut c = [0.0f64; 4];
-            let lead_exp = (next() % 2046) as u64 + 1;
+            let lead_exp = next() % 2046 + 1;
             c[0] = f64::from_bits(lead_exp << 52 | next() >> 12 | (next() & 1) << 63);
-            for k in 1..4 {
-                let drop = (next() % 200) as u64 + 53;
+            for (k, ck) in c.iter_mut().enumerate().skip(1) {
+                let drop = next() % 200 + 53;
                 let e = lead_exp.saturating_sub(drop * k as u64);
-                c[k] = f64::from_bits(e << 52 | next() >> 12 | (next() & 1) << 63);
+                *ck = f64::from_bits(e << 52 | next() >> 12 | (next() & 1) << 63);
             }
             let n = if round % 3 == 0 { 1 } else { 4 };
             let mut x = Float::with_val(prec, 0);
