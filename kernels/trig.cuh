@@ -576,6 +576,14 @@ template <class T> struct fxt_limbs;
 template <> struct fxt_limbs<qd_t> { static constexpr int N = 4; };
 template <> struct fxt_limbs<dd_t> { static constexpr int N = 2; };
 
+// Whether every component is finite: the host's tidy_relative sums a NaN or infinite lower
+// component into the leading one, so special() gives NaN for it (the device does not tidy, and
+// the Payne-Hanek path would read a NaN's bits as a number).
+__device__ __forceinline__ bool hpq_components_finite(dd_t x) { return isfinite(x.hi) && isfinite(x.lo); }
+__device__ __forceinline__ bool hpq_components_finite(qd_t x) {
+    return isfinite(x.x[0]) && isfinite(x.x[1]) && isfinite(x.x[2]) && isfinite(x.x[3]);
+}
+
 // (sin x, cos x) with the special values of f64, or only the one a caller needs (sin_cos, sin,
 // cos: the fixed-point path finishes only what is asked for).
 template <class T, bool SIN, bool COS> __device__ __forceinline__ void hpq_sin_cos_parts(T x, T &s, T &c) {
@@ -585,7 +593,7 @@ template <class T, bool SIN, bool COS> __device__ __forceinline__ void hpq_sin_c
         c = E::one();
         return;
     }
-    if (!isfinite(hi(x))) {
+    if (!hpq_components_finite(x)) {
         s = E::nan();
         c = E::nan();
         return;
