@@ -171,9 +171,7 @@ fn in_domain<T: Real>(f: Func, x: T) -> bool {
         Func::Ln1p => x >= -one,
         Func::Asin | Func::Acos | Func::Atanh => x.abs() <= one,
         Func::Acosh => x >= one,
-        // Documented: the trigonometric functions reduce with a 2^-260-accurate π and give
-        // NaN from |x| = 2^200 on (precision/src/trig.rs); a real reduction there is open.
-        Func::Sin | Func::Cos | Func::Tan => x.abs().to_f64() < 2f64.powi(200),
+        // sin, cos and tan reduce every finite x (Payne–Hanek from 2^50 on).
         _ => true,
     }
 }

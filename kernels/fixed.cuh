@@ -1,7 +1,8 @@
 // Fixed-point arithmetic on 64-bit limbs for the elementary functions: twin of
 // precision/src/fixed.rs, function for function (add_at, sub_at, add_scaled, top, add, mul,
-// shl, shl16, shr, mul_small, bits, sub, chunk_scaled, chunk, fraction_to_qd, limbs_to_qd,
-// fraction_to_dd, limbs_to_dd under the names fx_*; leading is a pointer to the last limbs).
+// shl, shl16, shr, mul_by_limb, mul_small, bits, sub, chunk_scaled, chunk, fraction_to_qd,
+// limbs_to_qd, fraction_to_dd, limbs_to_dd under the names fx_*; leading is a pointer to the
+// last limbs).
 // Numbers in [0, 1) as N limbs, least significant first, unit 2^-64N; the accumulator w[5] has
 // the integer limb at index N. Integer arithmetic only, so the bits are the host's. The device
 // computes the same integers in its own way (32-bit words for products, PTX carry chains for
@@ -276,11 +277,11 @@ template <int N> __device__ __forceinline__ void fx_shr(const hpq_u64 *r, int k,
     for (int i = 0; i < N; ++i) s[i] = (r[i] >> k) | (i + 1 < N ? r[i + 1] << (64 - k) : 0ULL);
 }
 
-// floor(c v / 2^K) modulo 2^(64 O) for the N <= 4 limbs v read as an integer, c < 2^32 and
-// K 32 or 64 (mul_small): the exact N + 1 limbs of c v, then O limbs from bit K up.
-template <int N, int O, int K> __device__ __forceinline__ void fx_mul_small(const hpq_u64 *v, hpq_u64 c, hpq_u64 *r) {
-    static_assert(N >= 1 && N <= 4 && O >= 1 && O <= 4 && (K == 32 || K == 64), "fx_mul_small");
-    hpq_u64 p[5];
+// The exact product c v of the N limbs v read as an integer and one limb c: its N + 1 limbs in
+// p[0..P), the rest zero (mul_by_limb). fx_mul_small, trig.cuh's atan turns and quotient and
+// its reduction of huge arguments cut their results from it.
+template <int N, int P> __device__ __forceinline__ void fx_mul_by_limb(const hpq_u64 *v, hpq_u64 c, hpq_u64 *p) {
+    static_assert(N >= 1 && P > N, "fx_mul_by_limb");
     hpq_u64 carry = 0;
 #pragma unroll
     for (int l = 0; l < N; ++l) {
@@ -292,7 +293,15 @@ template <int N, int O, int K> __device__ __forceinline__ void fx_mul_small(cons
     }
     p[N] = carry;
 #pragma unroll
-    for (int l = N + 1; l < 5; ++l) p[l] = 0;
+    for (int l = N + 1; l < P; ++l) p[l] = 0;
+}
+
+// floor(c v / 2^K) modulo 2^(64 O) for the N <= 4 limbs v read as an integer, c < 2^32 and
+// K 32 or 64 (mul_small): the exact N + 1 limbs of c v, then O limbs from bit K up.
+template <int N, int O, int K> __device__ __forceinline__ void fx_mul_small(const hpq_u64 *v, hpq_u64 c, hpq_u64 *r) {
+    static_assert(N >= 1 && N <= 4 && O >= 1 && O <= 4 && (K == 32 || K == 64), "fx_mul_small");
+    hpq_u64 p[5];
+    fx_mul_by_limb<N, 5>(v, c, p);
 #pragma unroll
     for (int i = 0; i < O; ++i) r[i] = K == 64 ? p[i + 1] : (p[i] >> 32) | (p[i + 1] << 32);
 }

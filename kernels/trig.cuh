@@ -2,10 +2,12 @@
 // Twin of precision/src/trig.rs, function for function and operation for operation:
 //   trig_params<T> <-> TrigExpansion (REDUCTION_QD_LEVELS, SIN_COS_TERMS/SPLIT, ATAN_TERMS/SPLIT,
 //   from_table, to_qd, from_qd_plus, series)    sub_multiple <-> sub_multiple
-//   reduce <-> reduce    sin_cos_finite <-> sin_cos_finite    hpq_sin_cos <-> sin_cos
-//   hpq_sin, hpq_cos, hpq_tan <-> sin, cos, tan (Dd::sin ...)
+//   reduce <-> reduce    reduce_huge <-> reduce_huge    sin_cos_finite <-> sin_cos_finite
+//   hpq_sin_cos <-> sin_cos    hpq_sin, hpq_cos, hpq_tan <-> sin, cos, tan (Dd::sin ...)
 // Reduction by multiples of pi/1024 with exact products (Muller, "Elementary Functions",
-// 3rd ed., 11.2), a table of sin, cos(j pi/1024) and short Taylor series (Hida-Li-Bailey).
+// 3rd ed., 11.2) below 2^50, from there for every finite x by Payne-Hanek (ph_*, twin of
+// precision/src/payne_hanek.rs), a table of sin, cos(j pi/1024) and short Taylor series
+// (Hida-Li-Bailey).
 // The tables and constants come from the generated header (src/gpu/tables.rs).
 // sin_cos first tries the fixed-point path of precision/src/trig_fixed.rs (fxt_* below, step for
 // step: add_pi_2, at_least_pi_2, reduce, series_4, series_2 with their sums, theta_62 and
@@ -38,6 +40,12 @@ template <> struct trig_params<dd_t> {
     __device__ static __forceinline__ qd_t to_qd(dd_t x) { return qd_from_dd(x); }
     __device__ static __forceinline__ dd_t from_qd_plus(qd_t s, dd_t tail) {
         return qd_to_dd(s) + tail;
+    }
+    // The first three of payne_hanek's pieces (from_pieces, as fx_limbs_to_dd).
+    __device__ static __forceinline__ dd_t from_pieces(double *c) {
+        double hi_, lo_;
+        quick_two_sum(c[0], c[1] + c[2], hi_, lo_);
+        return dd_make(hi_, lo_);
     }
     // Dd::series: the terms from `full` on in doubles, the first `full` in double-double.
     __device__ static __forceinline__ dd_t series(dd_t u, const double *coeffs, int len,
@@ -73,6 +81,8 @@ template <> struct trig_params<qd_t> {
     __device__ static __forceinline__ qd_t from_qd_plus(qd_t s, dd_t tail) {
         return qd_add_dd(s, tail);
     }
+    // All five of payne_hanek's pieces (from_pieces).
+    __device__ static __forceinline__ qd_t from_pieces(double *c) { return qd_renormalise<5>(c); }
     // Qd::series: doubles from full + lower on, double-double for the next `lower`, then qd.
     __device__ static __forceinline__ qd_t series(qd_t u, const double *coeffs, int len,
                                                   int full, int lower) {
@@ -123,7 +133,7 @@ __device__ __forceinline__ void sub_multiple(qd_t x, double k, qd_t &s, dd_t &ta
 // The passes after the first at most (REDUCE_PASSES).
 #define HPQ_REDUCE_PASSES 6
 
-// x = t + M pi/1024 with M = m (mod 2048), |t| <= pi/2048 (reduce).
+// x = t + M pi/1024 with M = m (mod 2048), |t| <= pi/2048, for |x| < 2^50 (reduce).
 template <class T> __device__ __forceinline__ T reduce(T x, unsigned int &m_out) {
     double k1 = round(hi(x) * HPQ_INV_STEP);
     if (k1 == 0.0) {
@@ -133,8 +143,8 @@ template <class T> __device__ __forceinline__ T reduce(T x, unsigned int &m_out)
     qd_t s;
     dd_t tail;
     sub_multiple<T>(trig_params<T>::to_qd(x), k1, s, tail);
-    // k1 may miss the nearest multiple by one (or more beyond 2^50, and by far more when a
-    // lower component is large): further passes, each leaving ~2^-52 of the last rest.
+    // k1 may miss the nearest multiple by a few (by far more when a lower component is
+    // large): further passes, each leaving ~2^-52 of the last rest.
     long long m = (long long)fmod(k1, 2048.0);
     for (int pass = 0; pass < HPQ_REDUCE_PASSES; ++pass) {
         const double k = round((s.x[0] + tail.hi) * HPQ_INV_STEP);
@@ -146,11 +156,135 @@ template <class T> __device__ __forceinline__ T reduce(T x, unsigned int &m_out)
     return trig_params<T>::from_qd_plus(s, tail);
 }
 
-// (sin x, cos x) for finite, nonzero x below NAN_LIMIT (sin_cos_finite).
+// ---- the reduction of huge arguments: twin of precision/src/payne_hanek.rs ---------------------
+// ph_product <-> product, ph_reduce <-> reduce, ph_pieces <-> pieces. A slow path of its own
+// (|x| >= 2^50), its arrays in local memory; integer arithmetic, so the host's bits.
+
+// floor(|c| 1024/pi 2^1024) modulo 2^1088 (17 limbs, or one less) for a finite double c: m times
+// the 20 limbs of 2/pi from two below bit sh = 2176 - 1024 - 9 - (e - 1075) up (product).
+__device__ __forceinline__ void ph_product(double c, hpq_u64 *r) {
+    hpq_u64 bits = (hpq_u64)__double_as_longlong(c);
+    int e = (int)((bits >> 52) & 0x7ff);
+    hpq_u64 frac = bits & 0x000fffffffffffffULL;
+    // A subnormal has no hidden bit and the exponent of the smallest normal.
+    hpq_u64 m = e == 0 ? frac : (frac | 0x0010000000000000ULL);
+    if (e == 0) e = 1;
+    int sh = 64 * 34 - 1024 - 9 - (e - 1075);
+    int lo = sh / 64 - 2;
+    hpq_u64 window[20], p[21];
+#pragma unroll
+    for (int k = 0; k < 20; ++k) window[k] = lo + k < 34 ? HPQ_TWO_OVER_PI[lo + k] : 0ULL;
+    fx_mul_by_limb<20, 21>(window, m, p);
+    int b = sh % 64;
+#pragma unroll
+    for (int i = 0; i < 17; ++i) r[i] = (p[i + 2] >> b) | ((p[i + 3] << 1) << (63 - b));
+}
+
+// The leading 265 bits of the fraction f (16 limbs, unit 2^-1024) as five exact doubles, zeros
+// for a zero f (pieces).
+__device__ __forceinline__ void ph_pieces(const hpq_u64 *f, double *r) {
+    int lead = 15;
+    while (lead >= 0 && f[lead] == 0) --lead;
+    if (lead < 0) {
+#pragma unroll
+        for (int k = 0; k < 5; ++k) r[k] = 0.0;
+        return;
+    }
+    int z = __clzll((long long)f[lead]);
+    hpq_u64 s[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+        int k = lead - 4 + i;
+        hpq_u64 a = k >= 0 ? f[k] : 0ULL;
+        hpq_u64 below = k >= 1 ? f[k - 1] : 0ULL;
+        s[i] = (a << z) | ((below >> 1) >> (63 - z));
+    }
+    const hpq_u64 m53 = (1ULL << 53) - 1;
+    hpq_u64 b[5] = {s[4] >> 11, ((s[3] >> 22) | (s[4] << 42)) & m53, ((s[2] >> 33) | (s[3] << 31)) & m53,
+                    ((s[1] >> 44) | (s[2] << 20)) & m53, ((s[0] >> 55) | (s[1] << 9)) & m53};
+    int e = 64 * lead + 11 - z - 1024;
+    double down = __longlong_as_double((long long)(-600 + 1023) << 52);
+#pragma unroll
+    for (int k = 0; k < 5; ++k) {
+        double up = __longlong_as_double((long long)(e - 53 * k + 600 + 1023) << 52);
+        r[k] = (double)b[k] * up * down;
+    }
+}
+
+// x = t + M pi/1024 for the n components c of a finite x: the pieces of |f| (t = +-f pi/1024),
+// whether t is negative, M mod 2048 (reduce).
+__device__ __noinline__ void ph_reduce(const double *c, int n, double *pieces, bool &negative,
+                                       unsigned int &m_out) {
+    hpq_u64 y[17];
+    for (int l = 0; l < 17; ++l) y[l] = 0;
+    for (int i = 0; i < n; ++i) {
+        double ci = c[i];
+        if (ci == 0.0) continue;
+        hpq_u64 p[17];
+        ph_product(ci, p);
+        hpq_u64 carry = 0;
+        for (int l = 0; l < 17; ++l) {
+            if (ci > 0.0) {
+                hpq_u64 s1 = y[l] + p[l];
+                hpq_u64 c1 = s1 < p[l];
+                hpq_u64 s2 = s1 + carry;
+                carry = c1 | (hpq_u64)(s2 < carry);
+                y[l] = s2;
+            } else {
+                hpq_u64 d1 = y[l] - p[l];
+                hpq_u64 b1 = y[l] < p[l];
+                hpq_u64 d2 = d1 - carry;
+                carry = b1 | (hpq_u64)(d1 < carry);
+                y[l] = d2;
+            }
+        }
+    }
+    hpq_u64 m = y[16];
+    // From 1/2 on the nearest multiple is the next one: |f| = 2^1024 - f.
+    negative = (y[15] >> 63) == 1;
+    if (negative) {
+        m += 1;
+        hpq_u64 borrow = 0;
+        for (int l = 0; l < 16; ++l) {
+            hpq_u64 d1 = 0ULL - y[l];
+            hpq_u64 b1 = y[l] != 0;
+            hpq_u64 d2 = d1 - borrow;
+            borrow = b1 | (hpq_u64)(d1 < borrow);
+            y[l] = d2;
+        }
+    }
+    ph_pieces(y, pieces);
+    m_out = (unsigned int)(m & 2047);
+}
+
+// The components of x and their number.
+__device__ __forceinline__ int ph_components(dd_t x, double *c) {
+    c[0] = x.hi;
+    c[1] = x.lo;
+    return 2;
+}
+__device__ __forceinline__ int ph_components(qd_t x, double *c) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) c[i] = x.x[i];
+    return 4;
+}
+
+// reduce for every finite x with |x| >= 2^50, by Payne-Hanek (reduce_huge).
+template <class T> __device__ __forceinline__ T reduce_huge(T x, unsigned int &m_out) {
+    typedef trig_params<T> P;
+    double c[4], pieces[5];
+    int n = ph_components(x, c);
+    bool negative;
+    ph_reduce(c, n, pieces, negative, m_out);
+    T t = P::from_pieces(pieces) * P::from_table(HPQ_PI_1024_PARTS);
+    return negative ? -t : t;
+}
+
+// (sin x, cos x) for finite, nonzero x (sin_cos_finite).
 template <class T> __device__ __noinline__ void sin_cos_finite(T x, T &sin_x, T &cos_x) {
     typedef trig_params<T> P;
     unsigned int m;
-    T t = reduce(x, m);
+    T t = fabs(hi(x)) < HPQ_FIXED_LIMIT ? reduce(x, m) : reduce_huge(x, m);
     unsigned int q = ((m + 256) >> 9) & 3;
     int j = (int)((m + 256) & 511) - 256;
     bool negate = j < 0;
@@ -255,22 +389,30 @@ template <int N> __device__ __forceinline__ long long fxt_reduce(const double *c
     return q;
 }
 
+// t -= or t += fx_mul_small<N, O, K>(v, c): one term of the series' sums (the host's
+// `t = sub(t, mul_small(...))` and `add`).
+template <int N, int O, int K, bool SUBTRACT>
+__device__ __forceinline__ void fxt_term(hpq_u64 *t, const hpq_u64 *v, hpq_u64 c) {
+    hpq_u64 m[O];
+    fx_mul_small<N, O, K>(v, c, m);
+    if (SUBTRACT) {
+        fx_sub<O>(t, m, t);
+    } else {
+        fx_add<O>(t, m, t);
+    }
+}
+
 // floor(T 2^192 / 2) for one table of numerators c, T = sum_k (-1)^(k+1) c_k u^k 2^-32(k-1)
 // from the powers of u in four, three, three, two, two and one limbs (series_4's sum).
 __device__ __forceinline__ void fxt_sum_4(const hpq_u64 *c, const hpq_u64 *u, const hpq_u64 *u2, const hpq_u64 *u3,
                                           const hpq_u64 *u4, const hpq_u64 *u5, const hpq_u64 *u6, hpq_u64 *out) {
-    hpq_u64 t[4], m[4];
+    hpq_u64 t[4];
     fx_mul_small<4, 4, 64>(u, c[1], t);
-    fx_mul_small<3, 4, 32>(u2, c[2], m);
-    fx_sub<4>(t, m, t);
-    fx_mul_small<3, 4, 64>(u3, c[3], m);
-    fx_add<4>(t, m, t);
-    fx_mul_small<2, 4, 32>(u4, c[4], m);
-    fx_sub<4>(t, m, t);
-    fx_mul_small<2, 4, 64>(u5, c[5], m);
-    fx_add<4>(t, m, t);
-    fx_mul_small<1, 4, 32>(u6, c[6], m);
-    fx_sub<4>(t, m, t);
+    fxt_term<3, 4, 32, true>(t, u2, c[2]);
+    fxt_term<3, 4, 64, false>(t, u3, c[3]);
+    fxt_term<2, 4, 32, true>(t, u4, c[4]);
+    fxt_term<2, 4, 64, false>(t, u5, c[5]);
+    fxt_term<1, 4, 32, true>(t, u6, c[6]);
     fx_shr<4>(t, 1, out);
 }
 
@@ -296,12 +438,10 @@ __device__ __forceinline__ void fxt_series_4(const hpq_u64 *r, hpq_u64 *ks, hpq_
 // floor(T 2^64 / 2) for one table of numerators, to k = 3 (series_2's sum).
 __device__ __forceinline__ void fxt_sum_2(const hpq_u64 *c, const hpq_u64 *u, const hpq_u64 *u2, const hpq_u64 *u3,
                                           hpq_u64 *out) {
-    hpq_u64 t[2], m[2];
+    hpq_u64 t[2];
     fx_mul_small<2, 2, 64>(u, c[1], t);
-    fx_mul_small<1, 2, 32>(u2, c[2], m);
-    fx_sub<2>(t, m, t);
-    fx_mul_small<1, 2, 64>(u3, c[3], m);
-    fx_add<2>(t, m, t);
+    fxt_term<1, 2, 32, true>(t, u2, c[2]);
+    fxt_term<1, 2, 64, false>(t, u3, c[3]);
     fx_shr<2>(t, 1, out);
 }
 
@@ -405,7 +545,7 @@ template <int N> __device__ __forceinline__ bool fxt_angle(const double *c, int 
 }
 
 // sin x and cos x from the angle: the half the quadrant picks, doubled in the conversion, and
-// its sign (Angle::sin, Angle::cos with sin_part, cos_part).
+// its sign (Angle::sin, Angle::cos with sin_part, cos_part, finish_qd, finish_dd).
 __device__ __forceinline__ qd_t fxt_finish(const fxt_angle_t<4> &a, bool cosine, bool negative) {
     hpq_u64 v[4];
     fxt_half<4>(a, cosine, v);
@@ -436,6 +576,14 @@ template <class T> struct fxt_limbs;
 template <> struct fxt_limbs<qd_t> { static constexpr int N = 4; };
 template <> struct fxt_limbs<dd_t> { static constexpr int N = 2; };
 
+// Whether every component is finite: the host's tidy_relative sums a NaN or infinite lower
+// component into the leading one, so special() gives NaN for it (the device does not tidy, and
+// the Payne-Hanek path would read a NaN's bits as a number).
+__device__ __forceinline__ bool hpq_components_finite(dd_t x) { return isfinite(x.hi) && isfinite(x.lo); }
+__device__ __forceinline__ bool hpq_components_finite(qd_t x) {
+    return isfinite(x.x[0]) && isfinite(x.x[1]) && isfinite(x.x[2]) && isfinite(x.x[3]);
+}
+
 // (sin x, cos x) with the special values of f64, or only the one a caller needs (sin_cos, sin,
 // cos: the fixed-point path finishes only what is asked for).
 template <class T, bool SIN, bool COS> __device__ __forceinline__ void hpq_sin_cos_parts(T x, T &s, T &c) {
@@ -445,7 +593,7 @@ template <class T, bool SIN, bool COS> __device__ __forceinline__ void hpq_sin_c
         c = E::one();
         return;
     }
-    if (isnan(hi(x)) || fabs(hi(x)) >= HPQ_NAN_LIMIT) {
+    if (!hpq_components_finite(x)) {
         s = E::nan();
         c = E::nan();
         return;
@@ -497,16 +645,7 @@ template <class T> __device__ __forceinline__ T hpq_tan(T x) {
 // limbs of v c, then the N limbs from bit shift up.
 template <int N> __device__ __forceinline__ void fxa_mul_limb(const hpq_u64 *v, hpq_u64 c, int shift, hpq_u64 *r) {
     hpq_u64 p[N + 1];
-    hpq_u64 carry = 0;
-#pragma unroll
-    for (int l = 0; l < N; ++l) {
-        hpq_u64 lo = v[l] * c;
-        hpq_u64 hi = __umul64hi(v[l], c);
-        asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(carry));
-        p[l] = lo;
-        carry = hi;
-    }
-    p[N] = carry;
+    fx_mul_by_limb<N, N + 1>(v, c, p);
 #pragma unroll
     for (int l = 0; l < N; ++l) r[l] = (p[l] >> shift) | (p[l + 1] << (64 - shift));
 }

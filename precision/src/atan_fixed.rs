@@ -32,7 +32,7 @@
 //! `src/gpu/tables.rs` generates from this file.
 
 use crate::eft::quick_two_sum;
-use crate::fixed::{add, add_scaled, chunk, chunk_scaled, mul, shl, sub, top, Wide};
+use crate::fixed::{add, add_scaled, chunk, chunk_scaled, mul, mul_by_limb, shl, sub, top, Wide};
 use crate::qd::renormalise;
 use crate::trig_fixed::PI_2_FIX;
 use crate::{Dd, Qd};
@@ -585,14 +585,7 @@ type Series<const N: usize> = fn([u64; N]) -> [u64; N];
 /// below 1: the N+1 limbs of `v c` (exact), then the N limbs from bit `shift` up.
 #[inline(always)]
 fn mul_limb<const N: usize>(v: &[u64; N], c: u64, shift: u32) -> [u64; N] {
-    let mut p: Wide = [0; 5];
-    let mut carry = 0u64;
-    for l in 0..N {
-        let t = v[l] as u128 * c as u128 + carry as u128;
-        p[l] = t as u64;
-        carry = (t >> 64) as u64;
-    }
-    p[N] = carry;
+    let p: Wide = mul_by_limb(v, c);
     let mut r = [0u64; N];
     for l in 0..N {
         r[l] = p[l] >> shift | p[l + 1] << (64 - shift);

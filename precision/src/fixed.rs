@@ -157,13 +157,13 @@ pub(crate) fn leading<const N: usize, const M: usize>(v: &[u64; N]) -> [u64; M] 
     r
 }
 
-/// `floor(c v / 2^k)` modulo 2^(64 O), `v` read as an integer of `N <= 4` limbs, for
-/// `c < 2^32` and `k` 32 or 64, `O <= 4`: a product by a small integer, shifted by half a limb
-/// or a whole one.
+/// The exact product `v c` of the `N` limbs `v` read as an integer and one limb `c`: its
+/// `N + 1` limbs, least significant first, in `P > N` limbs (the rest zero). `mul_small`,
+/// `atan_fixed`'s quotient and turns, and `trig`'s reduction of huge arguments cut their
+/// results from it.
 #[inline(always)]
-pub(crate) fn mul_small<const N: usize, const O: usize>(v: [u64; N], c: u64, k: u32) -> [u64; O] {
-    // The exact product, N + 1 limbs.
-    let mut p = [0u64; 5];
+pub(crate) fn mul_by_limb<const N: usize, const P: usize>(v: &[u64; N], c: u64) -> [u64; P] {
+    let mut p = [0u64; P];
     let mut carry = 0u64;
     for i in 0..N {
         let t = v[i] as u128 * c as u128 + carry as u128;
@@ -171,6 +171,15 @@ pub(crate) fn mul_small<const N: usize, const O: usize>(v: [u64; N], c: u64, k: 
         carry = (t >> 64) as u64;
     }
     p[N] = carry;
+    p
+}
+
+/// `floor(c v / 2^k)` modulo 2^(64 O), `v` read as an integer of `N <= 4` limbs, for
+/// `c < 2^32` and `k` 32 or 64, `O <= 4`: a product by a small integer, shifted by half a limb
+/// or a whole one.
+#[inline(always)]
+pub(crate) fn mul_small<const N: usize, const O: usize>(v: [u64; N], c: u64, k: u32) -> [u64; O] {
+    let p: Wide = mul_by_limb(&v, c);
     let mut r = [0u64; O];
     for (i, ri) in r.iter_mut().enumerate() {
         *ri = if k == 64 {

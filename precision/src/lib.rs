@@ -25,6 +25,7 @@ mod fixed;
 mod hyperbolic;
 mod inverse_trig;
 mod log_fixed;
+mod payne_hanek;
 mod roots;
 mod trig;
 mod trig_fixed;

@@ -6,21 +6,19 @@
 //! there, and outside that range, the path below keeps relative accuracy. `sin` and `cos`
 //! finish only their own result from the fixed-point angle, with the bits `sin_cos` gives.
 //!
-//! The argument is reduced by multiples of π/1024: `x = K·π/1024 + t`, `|t| <= π/2048`, with
-//! π/1024 carried to 7 doubles and every product `K·P_i` formed exactly (Cody–Waite reduction
-//! with exact products, Muller, "Elementary Functions", 3rd ed., §11.2). `K mod 2048` picks the
-//! quadrant and a table entry `sin, cos(jπ/1024)`, `|j| <= 256`; short Taylor series give
-//! `sin t`, `cos t`, and the addition formulas put the pieces together (the table-plus-series
-//! scheme of Hida–Li–Bailey's `qd_real::sin`, with a sixteen times finer table).
+//! The argument is reduced by multiples of π/1024: `x = K·π/1024 + t`, `|t| <= π/2048`. Below
+//! 2^50 with π/1024 carried to 7 doubles and every product `K·P_i` formed exactly (Cody–Waite
+//! reduction with exact products, Muller, "Elementary Functions", 3rd ed., §11.2); from 2^50
+//! on, for every finite x, with the bits of 2/π that matter (Payne–Hanek, `payne_hanek.rs`).
+//! `K mod 2048` picks the quadrant and a table entry `sin, cos(jπ/1024)`, `|j| <= 256`; short
+//! Taylor series give `sin t`, `cos t`, and the addition formulas put the pieces together (the
+//! table-plus-series scheme of Hida–Li–Bailey's `qd_real::sin`, with a sixteen times finer
+//! table).
 
 use crate::eft::two_prod;
 use crate::expansion::Expansion;
 use crate::trig_fixed::FIXED_LIMIT;
 use crate::{Dd, Qd};
-
-/// From this `|x|` on the reduced argument would carry fewer than about 60 correct bits
-/// (its absolute error grows like `|x|·2^-260`), so the functions return NaN.
-const NAN_LIMIT: f64 = 1.6069380442589903e60; // 2^200
 
 /// 1024/π rounded to a double: only picks the multiple `K`, whose exactness does not matter.
 const INV_STEP: f64 = 325.94932345220167;
@@ -56,6 +54,9 @@ pub(crate) trait TrigExpansion: Expansion {
     fn from_qd_plus(s: Qd, tail: Dd) -> Self;
     /// `Σ coeffs[m]·u^m` by Horner's rule, the high-order terms in lower precision.
     fn series(u: Self, coeffs: &[[f64; 4]], split: Split) -> Self;
+    /// The sum of exact pieces, each below 2^-52 of the one before (`payne_hanek::reduce`'s),
+    /// rounded to `Self`: all five for `Qd`, the first three for `Dd`.
+    fn from_pieces(c: [f64; 5]) -> Self;
 }
 
 impl TrigExpansion for Dd {
@@ -80,6 +81,12 @@ impl TrigExpansion for Dd {
     #[inline(always)]
     fn from_qd_plus(s: Qd, tail: Dd) -> Dd {
         s.to_dd() + tail
+    }
+    #[inline(always)]
+    fn from_pieces(c: [f64; 5]) -> Dd {
+        // As `fixed::limbs_to_dd`.
+        let (hi, lo) = crate::eft::quick_two_sum(c[0], c[1] + c[2]);
+        Dd::new(hi, lo)
     }
     #[inline]
     fn series(u: Dd, coeffs: &[[f64; 4]], split: Split) -> Dd {
@@ -122,6 +129,10 @@ impl TrigExpansion for Qd {
     #[inline(always)]
     fn from_qd_plus(s: Qd, tail: Dd) -> Qd {
         s.add_dd(tail)
+    }
+    #[inline(always)]
+    fn from_pieces(c: [f64; 5]) -> Qd {
+        crate::qd::renormalise(c)
     }
     #[inline]
     fn series(u: Qd, coeffs: &[[f64; 4]], split: Split) -> Qd {
@@ -178,11 +189,12 @@ fn sub_multiple<T: TrigExpansion>(x: Qd, k: f64) -> (Qd, Dd) {
     (s, tail)
 }
 
-/// The passes of `reduce` after the first at most: from |x| < 2^200 the rest falls below one
-/// multiple within five (mirrored by `HPQ_REDUCE_PASSES` in kernels/trig.cuh).
+/// The passes of `reduce` after the first at most: from |x| < 2^50 the rest falls below one
+/// multiple within two, and the spare ones cost nothing (the loop stops at a zero multiple;
+/// mirrored by `HPQ_REDUCE_PASSES` in kernels/trig.cuh).
 const REDUCE_PASSES: usize = 6;
 
-/// Reduces a finite `x` with `|x| < NAN_LIMIT` to `(t, m)` with `x = t + M·π/1024`,
+/// Reduces a finite `x` with `|x| < FIXED_LIMIT` (2^50) to `(t, m)` with `x = t + M·π/1024`,
 /// `M ≡ m (mod 2048)`, `|t| <= π/2048` (up to rounding).
 fn reduce<T: TrigExpansion>(x: T) -> (T, u32) {
     let k1 = (x.hi() * INV_STEP).round();
@@ -190,10 +202,9 @@ fn reduce<T: TrigExpansion>(x: T) -> (T, u32) {
         return (x, 0);
     }
     let (mut s, mut tail) = sub_multiple::<T>(x.to_qd(), k1);
-    // k1 comes from a rounded product and may miss the nearest multiple by one (or, beyond
-    // 2^50, by more, and by far more when a lower component is large: qd 1.3e51 + 7e34 left
-    // 2^32 multiples after two passes, and sin came out infinite): further passes take the
-    // rest off, each leaving about 2^-52 of the last.
+    // k1 comes from a rounded product and may miss the nearest multiple by a few (by far more
+    // when a lower component is large, as qd 1.3e51 + 7e34 did when this path went beyond
+    // 2^50): further passes take the rest off, each leaving about 2^-52 of the last.
     // `%` on doubles is exact, and every remainder is an integer below 2048 in magnitude.
     let mut m = (k1 % 2048.0) as i64;
     for _ in 0..REDUCE_PASSES {
@@ -207,9 +218,27 @@ fn reduce<T: TrigExpansion>(x: T) -> (T, u32) {
     (T::from_qd_plus(s, tail), m.rem_euclid(2048) as u32)
 }
 
-/// `(sin x, cos x)` for finite, nonzero `x` below `NAN_LIMIT`.
+/// `reduce` for every finite `x` with `|x| >= 2^50`, by Payne–Hanek (`payne_hanek.rs`):
+/// `t = ±f·π/1024` from f's leading bits, and `M mod 2048`.
+#[cold]
+fn reduce_huge<T: TrigExpansion>(x: T) -> (T, u32) {
+    let mut c = [0.0; 4];
+    for (i, ci) in c.iter_mut().enumerate().take(T::COMPONENTS) {
+        *ci = x.component(i);
+    }
+    let (pieces, negative, m) = crate::payne_hanek::reduce(&c[..T::COMPONENTS]);
+    let p = &PI_1024_PARTS;
+    let t = T::from_pieces(pieces) * T::from_table(&[p[0], p[1], p[2], p[3]]);
+    (if negative { -t } else { t }, m)
+}
+
+/// `(sin x, cos x)` for finite, nonzero `x`.
 fn sin_cos_finite<T: TrigExpansion>(x: T) -> (T, T) {
-    let (t, m) = reduce(x);
+    let (t, m) = if x.hi().abs() < FIXED_LIMIT {
+        reduce(x)
+    } else {
+        reduce_huge(x)
+    };
     // x = q·π/2 + j·π/1024 + t with j in [-256, 255].
     let q = ((m + 256) >> 9) & 3;
     let j = ((m + 256) & 511) as i32 - 256;
@@ -237,14 +266,15 @@ fn sin_cos_finite<T: TrigExpansion>(x: T) -> (T, T) {
     }
 }
 
-/// `(sin x, cos x)` for the special values of `f64`: ±0 gives (±0, 1), NaN and ±∞ give NaN,
-/// and so does `|x| >= 2^200` (see `NAN_LIMIT`); `None` for every other x.
+/// `(sin x, cos x)` for the special values of `f64`: ±0 gives (±0, 1), NaN and ±∞ give NaN;
+/// `None` for every other x. (`tidy_relative` has summed a NaN or infinite lower component
+/// into the leading one.)
 #[inline(always)]
 fn special<T: TrigExpansion>(x: T) -> Option<(T, T)> {
     if x == T::ZERO {
         return Some((x, T::ONE));
     }
-    if x.hi().is_nan() || x.hi().abs() >= NAN_LIMIT {
+    if !x.hi().is_finite() {
         return Some((T::NAN, T::NAN));
     }
     None
@@ -347,26 +377,24 @@ macro_rules! impl_trig {
     ($t:ident, $bound:literal) => {
         /// Trigonometric functions. Accurate to full precision (relative error below
         #[doc = $bound]
-        /// measured against MPFR) for `|x| <= 2^50`, also within `2^-60·|x|` of a multiple of
-        /// π/2 where a result is tiny. Beyond 2^50 the result carries an absolute error of
-        /// about `|x|·2^-267` in `Qd` and `|x|·2^-213` in `Dd` (measured against MPFR up to
-        /// 2^200 with full lower components), so accuracy degrades gradually; from
-        /// `|x| >= 2^200` on the result would have almost no correct bits and is NaN instead.
+        /// measured against MPFR) for every finite `x`, up to the largest double and near
+        /// multiples of π/2 (where a result is tiny) alike: beyond 2^50 the argument is
+        /// reduced with as many bits of 2/π as it needs (Payne–Hanek).
         impl $t {
-            /// The sine. `sin(±0) = ±0`; NaN for NaN, ±∞ and `|x| >= 2^200`.
+            /// The sine. `sin(±0) = ±0`; NaN for NaN and ±∞.
             #[inline]
             pub fn sin(self) -> $t {
                 sin(self)
             }
 
-            /// The cosine. NaN for NaN, ±∞ and `|x| >= 2^200`.
+            /// The cosine. NaN for NaN and ±∞.
             #[inline]
             pub fn cos(self) -> $t {
                 cos(self)
             }
 
-            /// The tangent, as `sin/cos` from one reduction. `tan(±0) = ±0`; NaN for NaN, ±∞
-            /// and `|x| >= 2^200`.
+            /// The tangent, as `sin/cos` from one reduction. `tan(±0) = ±0`; NaN for NaN and
+            /// ±∞.
             #[inline]
             pub fn tan(self) -> $t {
                 tan(self)

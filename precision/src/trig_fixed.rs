@@ -24,8 +24,8 @@
 //! of 2^-128 for dd (the test `theta_is_within_the_bound` measures 17 and 12 against MPFR).
 //! Relative accuracy therefore needs results that are not tiny: where θ or π/2 - θ is below
 //! 2^-24 (qd) or 2^-12 (dd) (x that near a multiple of π/2), `angle_qd`, `angle_dd` return
-//! `None` and `trig.rs` takes its Cody–Waite path, which keeps relative accuracy there; so it
-//! does for |x| >= 2^50.
+//! `None` and `trig.rs` takes its Cody–Waite path, which keeps relative accuracy there; for
+//! |x| >= 2^50 it reduces by Payne–Hanek (`payne_hanek.rs`).
 //!
 //! `kernels/trig.cuh` mirrors this file step for step with the same tables, which
 //! `src/gpu/tables.rs` generates from this file.
@@ -1618,15 +1618,13 @@ impl Angle<4> {
     /// sin x as a quad-double.
     #[inline(always)]
     pub(crate) fn sin(&self) -> Qd {
-        let (v, negative) = self.sin_part();
-        signed(limbs_to_qd(&v, -255), negative)
+        finish_qd(self.sin_part())
     }
 
     /// cos x as a quad-double.
     #[inline(always)]
     pub(crate) fn cos(&self) -> Qd {
-        let (v, negative) = self.cos_part();
-        signed(limbs_to_qd(&v, -255), negative)
+        finish_qd(self.cos_part())
     }
 }
 
@@ -1634,24 +1632,36 @@ impl Angle<2> {
     /// sin x as a double-double.
     #[inline(always)]
     pub(crate) fn sin(&self) -> Dd {
-        let (v, negative) = self.sin_part();
-        signed(limbs_to_dd(&v, -127), negative)
+        finish_dd(self.sin_part())
     }
 
     /// cos x as a double-double.
     #[inline(always)]
     pub(crate) fn cos(&self) -> Dd {
-        let (v, negative) = self.cos_part();
-        signed(limbs_to_dd(&v, -127), negative)
+        finish_dd(self.cos_part())
     }
 }
 
+/// A half (`sin_part`, `cos_part`) as the signed quad-double it is half of: the conversion
+/// doubles it exactly.
 #[inline(always)]
-fn signed<T: std::ops::Neg<Output = T>>(v: T, negative: bool) -> T {
+fn finish_qd((v, negative): ([u64; 4], bool)) -> Qd {
+    let r = limbs_to_qd(&v, -255);
     if negative {
-        -v
+        -r
     } else {
-        v
+        r
+    }
+}
+
+/// A half as the signed double-double it is half of.
+#[inline(always)]
+fn finish_dd((v, negative): ([u64; 2], bool)) -> Dd {
+    let r = limbs_to_dd(&v, -127);
+    if negative {
+        -r
+    } else {
+        r
     }
 }
 

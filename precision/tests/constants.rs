@@ -8,6 +8,7 @@ use common::{Exact, PREC};
 use precision::{Dd, Qd};
 use rug::float::Constant;
 use rug::Float;
+use std::ops::{Add, Sub};
 
 /// The true values at 480 bits, by name.
 fn reference(name: &str) -> Float {
@@ -30,34 +31,31 @@ fn assert_correctly_rounded<T: Exact + PartialEq>(name: &str, got: T, want: &Flo
     assert_eq!(got, expected, "{}::{name}: want {expected:?}", T::NAME);
 }
 
+/// The constants of `Dd` or `Qd` with the names `reference` knows them by.
+macro_rules! constants {
+    ($t:ident) => {
+        [
+            ("PI", $t::PI),
+            ("TAU", $t::TAU),
+            ("FRAC_PI_2", $t::FRAC_PI_2),
+            ("FRAC_PI_4", $t::FRAC_PI_4),
+            ("E", $t::E),
+            ("LN_2", $t::LN_2),
+            ("LN_10", $t::LN_10),
+        ]
+    };
+}
+
 #[test]
 fn dd_constants_are_correctly_rounded() {
-    let table = [
-        ("PI", Dd::PI),
-        ("TAU", Dd::TAU),
-        ("FRAC_PI_2", Dd::FRAC_PI_2),
-        ("FRAC_PI_4", Dd::FRAC_PI_4),
-        ("E", Dd::E),
-        ("LN_2", Dd::LN_2),
-        ("LN_10", Dd::LN_10),
-    ];
-    for (name, c) in table {
+    for (name, c) in constants!(Dd) {
         assert_correctly_rounded(name, c, &reference(name));
     }
 }
 
 #[test]
 fn qd_constants_are_correctly_rounded() {
-    let table = [
-        ("PI", Qd::PI),
-        ("TAU", Qd::TAU),
-        ("FRAC_PI_2", Qd::FRAC_PI_2),
-        ("FRAC_PI_4", Qd::FRAC_PI_4),
-        ("E", Qd::E),
-        ("LN_2", Qd::LN_2),
-        ("LN_10", Qd::LN_10),
-    ];
-    for (name, c) in table {
+    for (name, c) in constants!(Qd) {
         assert_correctly_rounded(name, c, &reference(name));
     }
 }
@@ -185,39 +183,30 @@ fn max_plus_a_double_stays_max_or_overflows() {
     for &d in &deltas {
         for sign in [1.0, -1.0] {
             let (m, d) = (sign * 1.0, sign * d);
-            let dd_max = Dd::MAX * m;
-            let want = if d.abs() < half_ulp_dd {
-                dd_max
-            } else {
-                Dd::INFINITY * m
-            };
-            for (what, got) in [
-                ("MAX + f64", dd_max + d),
-                ("f64 + MAX", d + dd_max),
-                ("MAX - -f64", dd_max - (-d)),
-                ("MAX + Dd", dd_max + Dd::from(d)),
-                ("Dd + MAX", Dd::from(d) + dd_max),
-                ("MAX - -Dd", dd_max - Dd::from(-d)),
-            ] {
-                assert_eq!(bits(got), bits(want), "dd {what}, d = {d:e}: {got:?}");
-            }
-            let qd_max = Qd::MAX * m;
-            let want = if d.abs() < half_ulp_qd {
-                qd_max
-            } else {
-                Qd::INFINITY * m
-            };
-            for (what, got) in [
-                ("MAX + f64", qd_max + d),
-                ("f64 + MAX", d + qd_max),
-                ("MAX - -f64", qd_max - (-d)),
-                ("MAX + Qd", qd_max + Qd::from(d)),
-                ("Qd + MAX", Qd::from(d) + qd_max),
-                ("MAX - -Qd", qd_max - Qd::from(-d)),
-            ] {
-                assert_eq!(bits(got), bits(want), "qd {what}, d = {d:e}: {got:?}");
-            }
+            max_plus("dd", Dd::MAX * m, Dd::INFINITY * m, half_ulp_dd, d);
+            max_plus("qd", Qd::MAX * m, Qd::INFINITY * m, half_ulp_qd, d);
         }
+    }
+}
+
+/// `max + d` spelt every way (a double or a `T` on either side, or subtracted negated): `max`
+/// itself for `|d|` below `half_ulp`, `infinity` from there on.
+fn max_plus<T, const N: usize>(name: &str, max: T, infinity: T, half_ulp: f64, d: f64)
+where
+    T: Copy + std::fmt::Debug + From<f64> + Into<Limbs<N>>,
+    T: Add<f64, Output = T> + Sub<f64, Output = T> + Add<Output = T> + Sub<Output = T>,
+    f64: Add<T, Output = T>,
+{
+    let want = if d.abs() < half_ulp { max } else { infinity };
+    for (what, got) in [
+        ("MAX + f64", max + d),
+        ("f64 + MAX", d + max),
+        ("MAX - -f64", max - (-d)),
+        ("MAX + T", max + T::from(d)),
+        ("T + MAX", T::from(d) + max),
+        ("MAX - -T", max - T::from(-d)),
+    ] {
+        assert_eq!(bits(got), bits(want), "{name} {what}, d = {d:e}: {got:?}");
     }
 }
 

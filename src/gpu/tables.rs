@@ -19,6 +19,7 @@ const EXP_FIXED_RS: &str = include_str!("../../precision/src/exp_fixed.rs");
 const TRIG_FIXED_RS: &str = include_str!("../../precision/src/trig_fixed.rs");
 const LOG_FIXED_RS: &str = include_str!("../../precision/src/log_fixed.rs");
 const ATAN_FIXED_RS: &str = include_str!("../../precision/src/atan_fixed.rs");
+const PAYNE_HANEK_RS: &str = include_str!("../../precision/src/payne_hanek.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
 const TABLES: [(&str, &str, &str, usize); 9] = [
@@ -34,7 +35,7 @@ const TABLES: [(&str, &str, &str, usize); 9] = [
 ];
 
 /// `(source, Rust name, CUDA name, number of u64 limbs)` of each fixed-point table.
-const LIMB_TABLES: [(&str, &str, &str, usize); 20] = [
+const LIMB_TABLES: [(&str, &str, &str, usize); 21] = [
     (EXP_FIXED_RS, "LN2_FIX", "HPQ_LN2_FIX", 4),
     (EXP_FIXED_RS, "EXP_J256_M1", "HPQ_EXP_J256_M1", 178 * 4),
     (EXP_FIXED_RS, "EXP_K65536_M1", "HPQ_EXP_K65536_M1", 256 * 4),
@@ -65,11 +66,11 @@ const LIMB_TABLES: [(&str, &str, &str, usize); 20] = [
     (ATAN_FIXED_RS, "ATAN_J256", "HPQ_ATAN_J256", 257 * 4),
     (ATAN_FIXED_RS, "ATAN_I65536", "HPQ_ATAN_I65536", 257 * 4),
     (ATAN_FIXED_RS, "ATAN_SERIES", "HPQ_ATAN_SERIES", 7 * 4),
+    (PAYNE_HANEK_RS, "TWO_OVER_PI", "HPQ_TWO_OVER_PI", 34),
 ];
 
 /// `(source, Rust name, CUDA macro)` of each scalar constant.
-const SCALARS: [(&str, &str, &str); 11] = [
-    (TRIG_RS, "NAN_LIMIT", "HPQ_NAN_LIMIT"),
+const SCALARS: [(&str, &str, &str); 10] = [
     (TRIG_RS, "FIXED_LOWER", "HPQ_FIXED_LOWER"),
     (TRIG_FIXED_RS, "FIXED_LIMIT", "HPQ_FIXED_LIMIT"),
     (TRIG_FIXED_RS, "FRAC_2_PI", "HPQ_FRAC_2_PI"),

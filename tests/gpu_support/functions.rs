@@ -130,7 +130,8 @@ fn unary_argument<T: HostFunctions>(f: Func, rng: &mut StdRng) -> T {
         },
         Func::Sin | Func::Cos | Func::Tan => match r {
             0 => log_uniform(rng, -80, -1, true),
-            4 => log_uniform(rng, 50, 200, true),
+            // Payne–Hanek (precision/src/payne_hanek.rs) from 2^50 to the largest doubles.
+            4 => log_uniform(rng, 50, 1023, true),
             _ => log_uniform(rng, -3, 30, true),
         },
         Func::Asin | Func::Acos | Func::Atanh => match r {

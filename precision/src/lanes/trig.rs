@@ -9,9 +9,10 @@
 //! needs another step, each lane stepping only while its own condition holds.
 //!
 //! The lanes that `crate::trig::sin_cos` sends elsewhere go to the scalar method: zeros, NaN,
-//! infinities, |x| outside [2^-24, 2^50) (its Cody–Waite path), results too small for the fixed
-//! point's absolute accuracy (x near a multiple of π/2: the same path), and malformed arguments
-//! (lower components that are no rounding errors of the leading one).
+//! infinities, |x| outside [2^-24, 2^50) (its Cody–Waite path below, Payne–Hanek above: rare
+//! arguments, the scalar path's own bits), results too small for the fixed point's absolute
+//! accuracy (x near a multiple of π/2: the Cody–Waite path), and malformed arguments (lower
+//! components that are no rounding errors of the leading one).
 
 use super::dd::DdV;
 use super::eft::quick_two_sum;
