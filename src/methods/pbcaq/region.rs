@@ -42,13 +42,16 @@ const WARP: usize = 32;
 /// one `eval_batch` call): whole intervals, at least one.
 pub const CHUNK_POINTS: usize = 512;
 
-/// The points of one chunk of a step spread over a pool at most: a Gauss–Kronrod region of
-/// the CPU's [`super::REGION_POINTS`] (4096) makes about 32 tasks, enough for 16 threads to
-/// share it evenly, while a batch of 128 points still amortises the tape's cost per
-/// operation; a block step of trapezoid–Simpson goes by whole warps of 32 intervals (65
-/// points) instead (`Region::step_parallel`). The chunking never changes the bits: each
+/// The fewest points of a task of a step spread over a pool: a batch of 128 points still
+/// amortises the tape's cost per operation; a block step of trapezoid–Simpson goes by whole
+/// warps of 32 intervals (65 points) instead (`Region::step_parallel`). Larger regions make
+/// larger tasks, [`TASKS_PER_THREAD`] a thread. The chunking never changes the bits: each
 /// interval's piece is its own, the sums go by groups.
 pub const PARALLEL_CHUNK_POINTS: usize = 128;
+
+/// The tasks a parallel step makes a thread of its pool, at most (about): enough for the
+/// threads to even out, few enough that each task's work outweighs its hand-over.
+const TASKS_PER_THREAD: usize = 4;
 
 /// How a step judges its intervals.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -288,7 +291,12 @@ impl<'a, T: Real> Region<'a, T> {
     /// The step with its chunks and groups spread over the current rayon pool (the CPU
     /// backend's, inside its `install`): the same bits as [`Region::step_serial`].
     pub(crate) fn step_parallel<F: Integrand>(&self, f: &F) -> Result<RegionSums<T>> {
-        let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS);
+        // No more tasks than a few a thread: a task of 65 points costs a few microseconds,
+        // which rayon's hand-over per task would eat a good part of.
+        let fewest = self
+            .intervals
+            .div_ceil(TASKS_PER_THREAD * rayon::current_num_threads());
+        let chunk = self.chunk_intervals(PARALLEL_CHUNK_POINTS).max(fewest);
         if self.cut == Cut::Block && chunk >= WARP {
             return self.step_by_warps(f, chunk / WARP);
         }
