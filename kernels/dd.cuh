@@ -204,12 +204,15 @@ __device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
 // 1 / a.
 __device__ __forceinline__ dd_t dd_recip(dd_t a) { return dd_div(dd_from_f64(1.0), a); }
 
-// Square root: one Newton correction with an exact fma residual (Lefevre-Louvet-Muller-Picot
-// 2022, SQRTDWtoDW).
-__device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
-    if (a.hi <= 0.0 || !isfinite(a.hi)) {
-        return dd_make(sqrt(a.hi), 0.0);
-    }
+// Below 2^-900 (SQRT_SCALE_BELOW) dd_sqrt scales its argument by 2^600 (SQRT_SCALE_UP) and the
+// root by 2^-300 (SQRT_SCALE_DOWN), exactly: the residual of a tiny argument would underflow.
+#define HPQ_DD_SQRT_SCALE_BELOW 0x1p-900
+#define HPQ_DD_SQRT_SCALE_UP 0x1p600
+#define HPQ_DD_SQRT_SCALE_DOWN 0x1p-300
+
+// Square root of a positive finite a not below 2^-900: one Newton correction with an exact fma
+// residual (Lefevre-Louvet-Muller-Picot 2022, SQRTDWtoDW).
+__device__ __forceinline__ dd_t dd_sqrt_unscaled(dd_t a) {
     double sh = sqrt(a.hi);
     double r1 = __fma_rn(-sh, sh, a.hi);
     double r2 = a.lo + r1;
@@ -217,6 +220,20 @@ __device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
     double zh, zl;
     quick_two_sum(sh, sl, zh, zl);
     return dd_make(zh, zl);
+}
+
+// Square root, NaN for negative input (Dd::sqrt); the host's recursion for a tiny argument
+// lands in range, so it is dd_sqrt_unscaled here.
+__device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
+    if (a.hi <= 0.0 || !isfinite(a.hi)) {
+        return dd_make(sqrt(a.hi), 0.0);
+    }
+    if (a.hi < HPQ_DD_SQRT_SCALE_BELOW) {
+        dd_t r = dd_sqrt_unscaled(
+            dd_make(a.hi * HPQ_DD_SQRT_SCALE_UP, a.lo * HPQ_DD_SQRT_SCALE_UP));
+        return dd_make(r.hi * HPQ_DD_SQRT_SCALE_DOWN, r.lo * HPQ_DD_SQRT_SCALE_DOWN);
+    }
+    return dd_sqrt_unscaled(a);
 }
 
 // Operators, as precision/src/ops.rs defines them for Dd.

@@ -11,6 +11,11 @@ use crate::eft::{quick_two_sum, two_prod, two_sum};
 pub(crate) const HUGE_DIVISOR: f64 = 9.7453140114e288;
 /// 2^-128, the exact scale factor for huge divisors.
 pub(crate) const TWO_M128: f64 = 2.938735877055719e-39;
+/// 2^-900: below it, `sqrt` scales its argument up by `SQRT_SCALE_UP` first.
+pub(crate) const SQRT_SCALE_BELOW: f64 = 1.1830521861667747e-271;
+/// 2^600 and 2^-300, its square root: `sqrt(a) = sqrt(a 2^600) 2^-300`, both scalings exact.
+pub(crate) const SQRT_SCALE_UP: f64 = 4.149515568880993e180;
+pub(crate) const SQRT_SCALE_DOWN: f64 = 4.909093465297727e-91;
 
 /// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
 ///
@@ -227,10 +232,19 @@ impl Dd {
     /// One Newton correction of the double square root with the residual computed exactly by
     /// fma (Lefèvre–Louvet–Muller–Picot 2022, "Accurate calculation of Euclidean norms using
     /// double-word arithmetic", Alg. SQRTDWtoDW), relative error below 25/8 u².
+    ///
+    /// An argument below 2^-900 is first scaled by 2^600 and its root by 2^-300 (both exact):
+    /// below about 2^-970 the residual `hi - sh²` needs bits under the subnormal range, and a
+    /// direct evaluation loses bits of the root, all but the leading double's 53 for a
+    /// subnormal argument.
     pub fn sqrt(self) -> Dd {
         if self.hi <= 0.0 || !self.hi.is_finite() {
             // ±0 and +inf are their own roots; negative numbers and NaN give NaN.
             return Dd::new(self.hi.sqrt(), 0.0);
+        }
+        if self.hi < SQRT_SCALE_BELOW {
+            let r = Dd::new(self.hi * SQRT_SCALE_UP, self.lo * SQRT_SCALE_UP).sqrt();
+            return Dd::new(r.hi * SQRT_SCALE_DOWN, r.lo * SQRT_SCALE_DOWN);
         }
         let sh = self.hi.sqrt();
         let r1 = (-sh).mul_add(sh, self.hi);
@@ -388,6 +402,15 @@ impl From<Dd> for f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scale_constants_are_the_powers_of_two_they_name() {
+        assert_eq!(HUGE_DIVISOR, 2f64.powi(960));
+        assert_eq!(TWO_M128, 2f64.powi(-128));
+        assert_eq!(SQRT_SCALE_BELOW, crate::ldexp(1.0, -900));
+        assert_eq!(SQRT_SCALE_UP, 2f64.powi(600));
+        assert_eq!(SQRT_SCALE_DOWN, 2f64.powi(-300));
+    }
 
     #[test]
     fn special_values_behave_like_f64() {

@@ -5,9 +5,7 @@
 use super::eft::{quick_two_sum, two_prod, two_sum};
 use super::simd::Lanes;
 
-/// 2^960 and 2^-128, as in `crate::dd`.
-const HUGE_DIVISOR: f64 = 9.7453140114e288;
-const TWO_M128: f64 = 2.938735877055719e-39;
+use crate::dd::{HUGE_DIVISOR, SQRT_SCALE_BELOW, SQRT_SCALE_DOWN, SQRT_SCALE_UP, TWO_M128};
 
 /// A double-double per lane: `[hi, lo]`.
 pub(crate) type DdV<L> = [<L as Lanes>::V; 2];
@@ -143,17 +141,25 @@ pub(crate) fn div_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     ]
 }
 
-/// `Dd::sqrt`.
+/// `Dd::sqrt`. The scalar method's recursion for a tiny argument is one level deep and only
+/// rescales, so every lane is multiplied by a scale factor, 1 where the argument is not tiny
+/// (which changes no bits).
 #[inline(always)]
 pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
     let special = l.or(l.le(a[0], l.splat(0.0)), l.not(l.is_finite(a[0])));
-    let sh = l.sqrt(a[0]);
-    let r1 = l.mul_add(l.neg(sh), sh, a[0]);
-    let r2 = l.add(a[1], r1);
+    let tiny = l.lt(a[0], l.splat(SQRT_SCALE_BELOW));
+    let one = l.splat(1.0);
+    let up = l.select(tiny, l.splat(SQRT_SCALE_UP), one);
+    let down = l.select(tiny, l.splat(SQRT_SCALE_DOWN), one);
+    let (a0, a1) = (l.mul(a[0], up), l.mul(a[1], up));
+    let sh = l.sqrt(a0);
+    let r1 = l.mul_add(l.neg(sh), sh, a0);
+    let r2 = l.add(a1, r1);
     let sl = l.div(r2, l.mul(l.splat(2.0), sh));
     let (zh, zl) = quick_two_sum(l, sh, sl);
+    // A special lane that is also tiny (a negative argument) holds NaN either way.
     [
-        l.select(special, sh, zh),
-        l.select(special, l.splat(0.0), zl),
+        l.mul(l.select(special, sh, zh), down),
+        l.mul(l.select(special, l.splat(0.0), zl), down),
     ]
 }
