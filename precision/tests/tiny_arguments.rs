@@ -11,6 +11,7 @@ mod common;
 use common::{random, rng, samples, Exact, MaxError};
 use precision::lanes::{Columns, Isa};
 use precision::{Dd, Qd};
+use rug::Float;
 use std::ops::Range;
 
 /// The accuracy each type must reach, as a power of two.
@@ -79,4 +80,77 @@ fn qd_sqrt_of_tiny_and_normal_arguments() {
     sqrt_over::<Qd>(-1074..-1022, 4, Qd::sqrt);
     sqrt_over::<Qd>(-1022..-800, 5, Qd::sqrt);
     sqrt_over::<Qd>(-800..1024, 6, Qd::sqrt);
+}
+
+/// The error of `got` against `want` relative to `|want|`, but to no less than
+/// `2^(BITS - 1072)`: a result below that cannot carry 2^-BITS relative in components whose
+/// last bit is 2^-1074, and is measured against a few units of that bit instead.
+fn error_above_subnormals<T: Bits>(got: &Float, want: &Float) -> f64 {
+    let floor = Float::with_val(common::PREC, 1) << (T::BITS - 1072);
+    let scale = Float::with_val(common::PREC, want.abs_ref()).max(&floor);
+    let diff = Float::with_val(common::PREC, got - want).abs();
+    (diff / scale).to_f64()
+}
+
+/// `atan2(y, x)` for `y`, `x` of either sign with binary exponents in `ey` and `ex`.
+fn atan2_over<T: Exact + Bits + precision::Real>(ey: Range<i32>, ex: Range<i32>, seed: u64) -> f64 {
+    let mut rng = rng(seed);
+    let (mut worst, mut at) = (0.0f64, String::new());
+    let n = samples() / 10;
+    for _ in 0..n {
+        let y: T = random(&mut rng, ey.clone(), true);
+        let x: T = random(&mut rng, ex.clone(), true);
+        let want = y.to_mpfr().atan2(&x.to_mpfr());
+        let err = error_above_subnormals::<T>(&y.atan2(x).to_mpfr(), &want);
+        if err > worst || err.is_nan() {
+            (worst, at) = (err, format!("atan2({y:?}, {x:?})"));
+        }
+    }
+    let name = format!("{} atan2 y 2^{ey:?}, x 2^{ex:?}", <T as Exact>::NAME);
+    println!(
+        "ACCURACY {name:<28} max rel err 2^{:>7.1} over {n:>7} inputs (bound 2^{})",
+        worst.log2(),
+        -T::BITS
+    );
+    assert!(
+        worst <= (-T::BITS as f64).exp2(),
+        "{name}: error 2^{:.1} at {at}",
+        worst.log2()
+    );
+    worst.log2()
+}
+
+/// Coordinates both subnormal, one subnormal, both tiny with ratios from 2^-300 to 2^300,
+/// both huge, and normal ones with ratios from 2^-185 to 2^185 (the series' range), for both
+/// types.
+fn atan2_tiny_coordinates<T: Exact + Bits + precision::Real>(seed: u64) {
+    let ranges = [
+        (-1074..-1022, -1074..-1022),
+        (-1074..-1022, -1022..-900),
+        (-1022..-900, -1074..-1022),
+        (-1074..-1022, -10..10),
+        (-10..10, -1074..-1022),
+        (-1000..-900, -900..-800),
+        (-1074..-900, -1000..-700),
+        (-1074..-700, -1074..-700),
+        (-700..-400, -1074..-1000),
+        (800..1024, 900..1024),
+        (0..10, 900..1024),
+        (900..1024, 0..10),
+        (-200..-100, -10..10),
+        (-10..10, -200..-100),
+    ];
+    for (k, (ey, ex)) in ranges.into_iter().enumerate() {
+        atan2_over::<T>(ey, ex, seed + k as u64);
+    }
+}
+
+#[test]
+fn dd_atan2_of_tiny_and_subnormal_coordinates() {
+    atan2_tiny_coordinates::<Dd>(100);
+}
+
+#[test]
+fn qd_atan2_of_tiny_and_subnormal_coordinates() {
+    atan2_tiny_coordinates::<Qd>(200);
 }
