@@ -1,7 +1,6 @@
 // atan, atan2, asin and acos for dd_t and qd_t, written once as templates.
 // Twin of precision/src/inverse_trig.rs, function for function and operation for operation:
 //   atan_series <-> atan_series    fxa_atan2 <-> angle_fixed    atan_nonnegative <-> atan_nonnegative
-//   scaled_ratio <-> scaled_ratio
 //   hpq_atan, hpq_atan2, hpq_asin, hpq_acos <-> atan, atan2, asin, acos    cofunction
 // The angle in fixed point (trig.cuh's fxa_*, twin of atan_fixed.rs) where the smaller coordinate
 // is at least 2^-24 (qd) or 2^-12 (dd) times the larger; below, the odd series of the quotient.
@@ -15,25 +14,6 @@ template <class T> __device__ __forceinline__ T atan_series(T t) {
     typedef trig_params<T> P;
     return t * P::series(expansion<T>::sqr(t), HPQ_ATAN_COEFFS, P::ATAN_TERMS, P::ATAN_FULL,
                          P::ATAN_LOWER);
-}
-
-// num / den for finite 0 < num <= den; a den below 1 is first scaled up, with num, by the power
-// of two that brings its leading component into [1, 2) (exact), so that a division of tiny
-// operands keeps the quotient's precision.
-template <class T> __device__ __forceinline__ T scaled_ratio(T num, T den) {
-    typedef expansion<T> E;
-    double lead = hi(den);
-    if (lead >= 1.0) {
-        return num / den;
-    }
-    int k = 0;
-    if (lead < HPQ_F64_MIN_POSITIVE) {
-        // A subnormal leading component: bring it up so that its exponent field is meaningful.
-        lead *= 0x1p600;
-        k = 600;
-    }
-    k -= (int)(((unsigned long long)__double_as_longlong(lead) >> 52) & 0x7ff) - 1023;
-    return E::ldexp(num, k) / E::ldexp(den, k);
 }
 
 // atan a for a >= 0 (not NaN), including +inf.
@@ -90,9 +70,9 @@ template <class T> __device__ __forceinline__ T hpq_atan2(T y, T x) {
         // The quadrant is in z already.
         return y_negative ? -z : z;
     } else if (ay <= ax) {
-        z = atan_nonnegative(scaled_ratio(ay, ax));
+        z = atan_nonnegative(ay / ax);
     } else {
-        z = E::frac_pi_2() - atan_nonnegative(scaled_ratio(ax, ay));
+        z = E::frac_pi_2() - atan_nonnegative(ax / ay);
     }
     T w = x_negative ? E::pi() - z : z;
     return y_negative ? -w : w;

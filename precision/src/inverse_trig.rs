@@ -38,32 +38,6 @@ fn angle_fixed<T: Expansion>(y: T, x: T, x_negative: bool) -> Option<T> {
     }
 }
 
-/// `num / den` for finite `0 < num <= den`; a `den` below 1 is first scaled up, with `num`, by
-/// the power of two that brings its leading component into [1, 2). The quotient of a point's
-/// coordinates is a number the type carries to full precision whenever the angle is one, but
-/// a division of tiny operands loses it: the reciprocal of a subnormal divisor overflows, and
-/// the trailing terms of a quad-double division's residual fall below the subnormals. Scaling
-/// up is exact (`num <= den` stays below 2), and where nothing underflowed the quotient keeps
-/// its bits; a huge `den` needs no scaling, as the division scales a huge divisor itself.
-#[inline]
-fn scaled_ratio<T: Expansion>(num: T, den: T) -> T {
-    let mut lead = den.hi();
-    if lead >= 1.0 {
-        return num / den;
-    }
-    let mut k = 0;
-    if lead < f64::MIN_POSITIVE {
-        // A subnormal leading component: bring it up so that its exponent field is meaningful.
-        lead *= TWO_600;
-        k = 600;
-    }
-    k -= ((lead.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    num.ldexp(k) / den.ldexp(k)
-}
-
-/// 2^600, exactly.
-const TWO_600: f64 = 4.149515568880993e180;
-
 /// `atan a` for `a >= 0` (not NaN), including +∞.
 fn atan_nonnegative<T: TrigExpansion>(a: T) -> T {
     if a.hi().is_finite() && a.hi() > 0.0 {
@@ -120,9 +94,9 @@ pub(crate) fn atan2<T: TrigExpansion>(y: T, x: T) -> T {
         // The quadrant is in z already.
         return with_sign(z);
     } else if ay <= ax {
-        atan_nonnegative(scaled_ratio(ay, ax))
+        atan_nonnegative(ay / ax)
     } else {
-        T::FRAC_PI_2 - atan_nonnegative(scaled_ratio(ax, ay))
+        T::FRAC_PI_2 - atan_nonnegative(ax / ay)
     };
     with_sign(if x_negative { T::PI - z } else { z })
 }

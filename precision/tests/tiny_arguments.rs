@@ -1,15 +1,17 @@
 //! Tiny and subnormal arguments whose results a double-double or quad-double can still carry
 //! to full precision (issue 17): `sqrt` of every positive argument down to the smallest
 //! subnormal, in the scalar code and in the SIMD lanes (`precision::lanes`, on every
-//! instruction set the CPU has), and `atan2` of points whose coordinates are tiny or subnormal,
-//! or whose ratio is far from 1; against MPFR (rug, 480 bits).
+//! instruction set the CPU has); division by a `Dd`, `Qd` or `f64` of tiny or subnormal
+//! operands whose quotient the type carries (scalar and lanes); and `atan2` of points whose
+//! coordinates are tiny or subnormal, or whose ratio is far from 1; against MPFR (rug, 480
+//! bits).
 //!
 //! Normal arguments run through the same checks, to show that nothing changed there.
 
 mod common;
 
 use common::{random, rng, samples, Exact, MaxError};
-use precision::lanes::{Columns, Isa};
+use precision::lanes::{Columns, Isa, Operand};
 use precision::{Dd, Qd};
 use rug::Float;
 use std::ops::Range;
@@ -153,4 +155,142 @@ fn dd_atan2_of_tiny_and_subnormal_coordinates() {
 #[test]
 fn qd_atan2_of_tiny_and_subnormal_coordinates() {
     atan2_tiny_coordinates::<Qd>(200);
+}
+
+/// `x / y` and `x / d` (`d` a double) for `x`, `y`, `d` of either sign with binary exponents in
+/// `ex` and `ey`, scalar and lanes: the lanes must give the scalar bits, and the quotients be
+/// within 2^-BITS of MPFR's relative to the quotient, or to `2^(BITS - 1072)` below it
+/// (`error_above_subnormals`).
+fn division_over<T>(ex: Range<i32>, ey: Range<i32>, seed: u64)
+where
+    T: Exact
+        + Bits
+        + Columns
+        + PartialEq
+        + std::ops::Div<Output = T>
+        + std::ops::Div<f64, Output = T>,
+{
+    let mut rng = rng(seed);
+    let n = samples() / 10;
+    // A double divisor per stretch of the column, as div_f64_cols takes one.
+    const STRETCH: usize = 61;
+    let x: Vec<T> = (0..n).map(|_| random(&mut rng, ex.clone(), true)).collect();
+    let y: Vec<T> = (0..n).map(|_| random(&mut rng, ey.clone(), true)).collect();
+    let d: Vec<f64> = (0..n.div_ceil(STRETCH))
+        .map(|_| random(&mut rng, ey.clone(), true))
+        .collect();
+    let by_t: Vec<T> = x.iter().zip(&y).map(|(&a, &b)| a / b).collect();
+    let by_f64: Vec<T> = (0..n).map(|i| x[i] / d[i / STRETCH]).collect();
+    let (mut worst, mut at) = (0.0f64, String::new());
+    let mut record = |got: T, want: Float, what: &dyn Fn() -> String| {
+        let got = got.to_mpfr();
+        if want.clone().abs() > f64::MAX / 16.0 {
+            // Overflow (or nearly): an infinity or a huge number of the right sign.
+            assert!(
+                got.is_sign_negative() == want.is_sign_negative(),
+                "{}",
+                what()
+            );
+            assert!(
+                got.is_infinite() || got.clone().abs() > f64::MAX / 32.0,
+                "{}",
+                what()
+            );
+            return;
+        }
+        let err = error_above_subnormals::<T>(&got, &want);
+        if err > worst || err.is_nan() {
+            (worst, at) = (err, what());
+        }
+    };
+    for i in 0..n {
+        let want = x[i].to_mpfr() / y[i].to_mpfr();
+        record(by_t[i], want, &|| format!("{:?} / {:?}", x[i], y[i]));
+        let want = x[i].to_mpfr() / d[i / STRETCH];
+        record(by_f64[i], want, &|| {
+            format!("{:?} / {:?}", x[i], d[i / STRETCH])
+        });
+    }
+    for isa in Isa::available() {
+        let mut lanes = vec![by_t[0]; n];
+        T::div_cols(isa, &mut lanes, Operand::Column(&x), Operand::Column(&y));
+        for i in 0..n {
+            assert!(
+                lanes[i] == by_t[i],
+                "{} {:?} / {:?} on {isa:?}: lanes {:?}, scalar {:?}",
+                <T as Exact>::NAME,
+                x[i],
+                y[i],
+                lanes[i],
+                by_t[i]
+            );
+        }
+        for (k, chunk) in x.chunks(STRETCH).enumerate() {
+            let mut lanes = vec![by_t[0]; chunk.len()];
+            T::div_f64_cols(isa, &mut lanes, chunk, d[k]);
+            for (j, q) in lanes.iter().enumerate() {
+                let i = k * STRETCH + j;
+                assert!(
+                    *q == by_f64[i],
+                    "{} {:?} / {:?} on {isa:?}: lanes {q:?}, scalar {:?}",
+                    <T as Exact>::NAME,
+                    x[i],
+                    d[k],
+                    by_f64[i]
+                );
+            }
+        }
+    }
+    let name = format!("{} / x 2^{ex:?}, y 2^{ey:?}", <T as Exact>::NAME);
+    println!(
+        "ACCURACY {name:<28} max rel err 2^{:>7.1} over {:>7} inputs (bound 2^{})",
+        worst.log2(),
+        2 * n,
+        -T::BITS
+    );
+    assert!(
+        worst <= (-T::BITS as f64).exp2(),
+        "{name}: error 2^{:.1} at {at}",
+        worst.log2()
+    );
+}
+
+/// Dividends and divisors both subnormal, one subnormal, both below `MIN_POSITIVE`, a tiny
+/// dividend over a normal divisor, quotients that underflow; then normal and huge operands, to
+/// show that nothing changed there.
+fn division_of_tiny_operands<T>(seed: u64)
+where
+    T: Exact
+        + Bits
+        + Columns
+        + PartialEq
+        + std::ops::Div<Output = T>
+        + std::ops::Div<f64, Output = T>,
+{
+    let ranges = [
+        (-1074..-1022, -1074..-1022),
+        (-1022..-900, -1074..-1022),
+        (-500..-100, -1074..-1022),
+        (-1074..-1000, -1000..-900),
+        (-1000..-863, -500..-400),
+        (-900..-800, -100..0),
+        (-1074..-900, -10..10),
+        (-1074..-950, -1074..-950),
+        (-800..800, -100..100),
+        (900..1024, 960..1024),
+        (-1074..1024, -1074..1024),
+    ];
+    for (k, (ex, ey)) in ranges.into_iter().enumerate() {
+        division_over::<T>(ex, ey, seed + k as u64);
+    }
+}
+
+#[test]
+fn dd_division_of_tiny_and_subnormal_operands() {
+    division_of_tiny_operands::<Dd>(300);
+}
+
+#[test]
+fn qd_division_of_tiny_and_subnormal_operands() {
+    division_of_tiny_operands::<Qd>(400);
 }
