@@ -307,8 +307,17 @@ impl Dd {
             return Dd::new(self.hi.sqrt(), 0.0);
         }
         if self.hi < SQRT_SCALE_BELOW {
-            return self.scaled(SQRT_SCALE_UP).sqrt().scaled(SQRT_SCALE_DOWN);
+            return self
+                .scaled(SQRT_SCALE_UP)
+                .sqrt_unscaled()
+                .scaled(SQRT_SCALE_DOWN);
         }
+        self.sqrt_unscaled()
+    }
+
+    /// `sqrt` of a positive finite argument not below 2^-900.
+    #[inline(always)]
+    fn sqrt_unscaled(self) -> Dd {
         let sh = self.hi.sqrt();
         let r1 = (-sh).mul_add(sh, self.hi);
         let r2 = self.lo + r1;

@@ -1,13 +1,14 @@
 //! [`Dd`](crate::Dd) arithmetic lane by lane: `crate::dd`'s algorithms operation for
 //! operation, a value as `[hi, lo]` vectors, each early return turned into a select of the same
-//! special value, so that every lane holds the scalar method's bits.
+//! special value, so that every lane holds the scalar method's bits. The square root of a
+//! positive argument below 2^-900 is the one branch left to the scalar method (`sqrt`'s mask).
 
 use super::eft::{quick_two_sum, two_prod, two_sum};
 use super::simd::Lanes;
 
 use crate::dd::{
-    HUGE_DIVISOR, SQRT_SCALE_BELOW, SQRT_SCALE_DOWN, SQRT_SCALE_UP, TINY_DIVIDEND, TINY_DIVISOR,
-    TWO_128, TWO_200, TWO_M128, TWO_M200,
+    HUGE_DIVISOR, SQRT_SCALE_BELOW, TINY_DIVIDEND, TINY_DIVISOR, TWO_128, TWO_200, TWO_M128,
+    TWO_M200,
 };
 
 /// A double-double per lane: `[hi, lo]`.
@@ -168,26 +169,29 @@ fn div_f64_unscaled<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     ]
 }
 
-/// `Dd::sqrt`. The scalar method's recursion for a tiny argument is one level deep and only
-/// rescales, so every lane is multiplied by a scale factor, 1 where the argument is not tiny
-/// (which changes no bits).
+/// `Dd::sqrt`, and the mask of the lanes with a positive argument below 2^-900, which need the
+/// scalar method's rescaling (rare, so a scalar redo costs less than scaling every lane).
 #[inline(always)]
-pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
+pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> (DdV<L>, L::M) {
+    let tiny = l.and(
+        l.lt(a[0], l.splat(SQRT_SCALE_BELOW)),
+        l.gt(a[0], l.splat(0.0)),
+    );
+    (sqrt_unscaled(l, a), tiny)
+}
+
+/// `Dd::sqrt` for arguments that need no rescaling (not positive and below 2^-900); its
+/// special values as selects.
+#[inline(always)]
+pub(crate) fn sqrt_unscaled<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
     let special = l.or(l.le(a[0], l.splat(0.0)), l.not(l.is_finite(a[0])));
-    let tiny = l.lt(a[0], l.splat(SQRT_SCALE_BELOW));
-    let one = l.splat(1.0);
-    let up = l.select(tiny, l.splat(SQRT_SCALE_UP), one);
-    let down = l.select(tiny, l.splat(SQRT_SCALE_DOWN), one);
-    let [a0, a1] = scaled(l, a, up);
-    let sh = l.sqrt(a0);
-    let r1 = l.mul_add(l.neg(sh), sh, a0);
-    let r2 = l.add(a1, r1);
+    let sh = l.sqrt(a[0]);
+    let r1 = l.mul_add(l.neg(sh), sh, a[0]);
+    let r2 = l.add(a[1], r1);
     let sl = l.div(r2, l.mul(l.splat(2.0), sh));
     let (zh, zl) = quick_two_sum(l, sh, sl);
-    // A special lane that is also tiny (a negative argument) holds NaN either way.
-    let root = [
+    [
         l.select(special, sh, zh),
         l.select(special, l.splat(0.0), zl),
-    ];
-    scaled(l, root, down)
+    ]
 }

@@ -383,7 +383,8 @@ pub(crate) fn sqrt<L: Lanes>(l: L, a: QdV<L>) -> (QdV<L>, L::M) {
         l.le(a0, l.splat(SQRT_SCALE_ABOVE)),
     );
     let rescale = l.and(l.not(special), l.not(inside));
-    let s = dd::sqrt(l, to_dd(l, a));
+    // In range, so that the double-double root needs no rescaling either.
+    let s = dd::sqrt_unscaled(l, to_dd(l, a));
     let r = sqrt_residual(l, a, s);
     let two = l.splat(2.0);
     let c = dd_mul(l, r, dd_recip(l, [l.mul(two, s[0]), l.mul(two, s[1])]));
