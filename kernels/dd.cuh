@@ -156,11 +156,34 @@ __device__ __forceinline__ dd_t dd_sqr(dd_t a) {
     return dd_finish(zh, zl, ch);
 }
 
-// Above 2^960 (HUGE_DIVISOR) dd_div scales the divisor by 2^-128 (TWO_M128), exactly.
+// Above 2^960 (HUGE_DIVISOR) dd_div scales the divisor by 2^-128 (TWO_M128), below 2^-960
+// (TINY_DIVISOR, not zero) by 2^128 (TWO_128), and the quotient by the same factor, exactly.
 #define HPQ_DD_HUGE_DIVISOR 0x1p960
 #define HPQ_DD_TWO_M128 0x1p-128
+#define HPQ_DD_TINY_DIVISOR 0x1p-960
+#define HPQ_DD_TWO_128 0x1p128
+// Below 2^-900 (TINY_DIVIDEND, not zero) dd_div_f64 scales the dividend by 2^200 and the
+// quotient by 2^-200, exactly.
+#define HPQ_DD_TINY_DIVIDEND 0x1p-900
+#define HPQ_DD_TWO_200 0x1p200
+#define HPQ_DD_TWO_M200 0x1p-200
 
-// a / b for |b| <= 2^960 or b not finite: the body of Dd::div_dd after its scaling branch.
+// dd::divisor_scale: 2^-128 above 2^960, 2^128 below 2^-960 (not zero), 1 otherwise.
+__device__ __forceinline__ double dd_divisor_scale(double b) {
+    double size = fabs(b);
+    if (size > HPQ_DD_HUGE_DIVISOR && isfinite(size)) {
+        return HPQ_DD_TWO_M128;
+    }
+    if (size < HPQ_DD_TINY_DIVISOR && size != 0.0) {
+        return HPQ_DD_TWO_128;
+    }
+    return 1.0;
+}
+
+// Both components times the power of two s (Dd::scaled).
+__device__ __forceinline__ dd_t dd_scaled(dd_t a, double s) { return dd_make(a.hi * s, a.lo * s); }
+
+// a / b for a divisor that needs no scaling (Dd::div_dd_unscaled).
 __device__ __forceinline__ dd_t dd_div_unscaled(dd_t a, dd_t b) {
     double th = 1.0 / b.hi;
     if (!(isfinite(th) && th != 0.0 && isfinite(a.hi))) {
@@ -175,18 +198,19 @@ __device__ __forceinline__ dd_t dd_div_unscaled(dd_t a, dd_t b) {
     return dd_mul(a, m);
 }
 
-// a / b, JMP17 Alg. 18 (DWDivDW3). The host recurses once on the scaled divisor, which is
-// then below 2^896 and takes the unscaled path: the same as calling it directly.
+// a / b, JMP17 Alg. 18 (DWDivDW3), a huge or tiny divisor scaled first (Dd::div_dd).
 __device__ __forceinline__ dd_t dd_div(dd_t a, dd_t b) {
-    if (fabs(b.hi) > HPQ_DD_HUGE_DIVISOR && isfinite(b.hi)) {
-        dd_t q = dd_div_unscaled(a, dd_make(b.hi * HPQ_DD_TWO_M128, b.lo * HPQ_DD_TWO_M128));
-        return dd_make(q.hi * HPQ_DD_TWO_M128, q.lo * HPQ_DD_TWO_M128);
+    double s = dd_divisor_scale(b.hi);
+    if (s != 1.0) {
+        // A quotient scaled up past the largest double keeps its leading component alone.
+        dd_t q = dd_scaled(dd_div_unscaled(a, dd_scaled(b, s)), s);
+        return isfinite(q.hi) ? q : dd_make(q.hi, 0.0);
     }
     return dd_div_unscaled(a, b);
 }
 
-// a / b, JMP17 Alg. 15 (DWDivFP3).
-__device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
+// a / b for a dividend that needs no scaling, JMP17 Alg. 15 (Dd::div_f64_unscaled).
+__device__ __forceinline__ dd_t dd_div_f64_unscaled(dd_t a, double b) {
     double th = a.hi / b;
     if (!(isfinite(th) && isfinite(b)) || b == 0.0) {
         return dd_from_f64(th);
@@ -201,15 +225,26 @@ __device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
     return dd_finish(zh, zl, th);
 }
 
+// a / b, a tiny dividend scaled first (Dd::div_f64).
+__device__ __forceinline__ dd_t dd_div_f64(dd_t a, double b) {
+    if (fabs(a.hi) < HPQ_DD_TINY_DIVIDEND && a.hi != 0.0) {
+        return dd_scaled(dd_div_f64_unscaled(dd_scaled(a, HPQ_DD_TWO_200), b), HPQ_DD_TWO_M200);
+    }
+    return dd_div_f64_unscaled(a, b);
+}
+
 // 1 / a.
 __device__ __forceinline__ dd_t dd_recip(dd_t a) { return dd_div(dd_from_f64(1.0), a); }
 
-// Square root: one Newton correction with an exact fma residual (Lefevre-Louvet-Muller-Picot
-// 2022, SQRTDWtoDW).
-__device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
-    if (a.hi <= 0.0 || !isfinite(a.hi)) {
-        return dd_make(sqrt(a.hi), 0.0);
-    }
+// Below 2^-900 (SQRT_SCALE_BELOW) dd_sqrt scales its argument by 2^600 (SQRT_SCALE_UP) and the
+// root by 2^-300 (SQRT_SCALE_DOWN), exactly: the residual of a tiny argument would underflow.
+#define HPQ_DD_SQRT_SCALE_BELOW 0x1p-900
+#define HPQ_DD_SQRT_SCALE_UP 0x1p600
+#define HPQ_DD_SQRT_SCALE_DOWN 0x1p-300
+
+// Square root of a positive finite a not below 2^-900: one Newton correction with an exact fma
+// residual (Lefevre-Louvet-Muller-Picot 2022, SQRTDWtoDW).
+__device__ __forceinline__ dd_t dd_sqrt_unscaled(dd_t a) {
     double sh = sqrt(a.hi);
     double r1 = __fma_rn(-sh, sh, a.hi);
     double r2 = a.lo + r1;
@@ -217,6 +252,19 @@ __device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
     double zh, zl;
     quick_two_sum(sh, sl, zh, zl);
     return dd_make(zh, zl);
+}
+
+// Square root, NaN for negative input (Dd::sqrt); the host's recursion for a tiny argument
+// lands in range, so it is dd_sqrt_unscaled here.
+__device__ __forceinline__ dd_t dd_sqrt(dd_t a) {
+    if (a.hi <= 0.0 || !isfinite(a.hi)) {
+        return dd_make(sqrt(a.hi), 0.0);
+    }
+    if (a.hi < HPQ_DD_SQRT_SCALE_BELOW) {
+        return dd_scaled(dd_sqrt_unscaled(dd_scaled(a, HPQ_DD_SQRT_SCALE_UP)),
+                         HPQ_DD_SQRT_SCALE_DOWN);
+    }
+    return dd_sqrt_unscaled(a);
 }
 
 // Operators, as precision/src/ops.rs defines them for Dd.

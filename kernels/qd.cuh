@@ -393,8 +393,24 @@ __device__ __forceinline__ dd_t qd_sqrt_residual(qd_t a, dd_t s) {
     return dd_make(rh, rl);
 }
 
-// a / b for |b0| <= 2^960 or b0 not finite: m = 1/b (double-double), q0 = a m, the residual
-// r = a - b q0, q1 = r m, and q0 + q1 renormalised (Qd::div_qd after its scaling branch).
+// Below 2^-800 (qd::TINY_DIVIDEND, not zero) qd_div and qd_div_f64 scale the dividend by 2^300
+// and the quotient by 2^-300, exactly (with the divisor's factor of dd_divisor_scale).
+#define HPQ_QD_TINY_DIVIDEND 0x1p-800
+#define HPQ_QD_TWO_300 0x1p300
+#define HPQ_QD_TWO_M300 0x1p-300
+
+// qd::dividend_scale: 2^300 below 2^-800 (not zero), 1 otherwise.
+__device__ __forceinline__ double qd_dividend_scale(double a) {
+    return (fabs(a) < HPQ_QD_TINY_DIVIDEND && a != 0.0) ? HPQ_QD_TWO_300 : 1.0;
+}
+
+// Every component times the power of two s (Qd::scaled).
+__device__ __forceinline__ qd_t qd_scaled(qd_t a, double s) {
+    return qd_make(a.x[0] * s, a.x[1] * s, a.x[2] * s, a.x[3] * s);
+}
+
+// a / b for operands that need no scaling: m = 1/b (double-double), q0 = a m, the residual
+// r = a - b q0, q1 = r m, and q0 + q1 renormalised (Qd::div_qd_unscaled).
 __device__ __forceinline__ qd_t qd_div_unscaled(qd_t a, qd_t b) {
     dd_t m = qd_dd_recip(qd_to_dd(b));
     dd_t q0 = qd_dd_mul(qd_to_dd(a), m);
@@ -406,20 +422,22 @@ __device__ __forceinline__ qd_t qd_div_unscaled(qd_t a, qd_t b) {
     return qd_renormalise<4>(c);
 }
 
-// a / b (Qd::div_qd): a divisor above 2^960 is scaled by 2^-128 first, and the quotient back;
-// the host recurses once, and the scaled divisor takes the unscaled path.
+// a / b (Qd::div_qd): a huge or tiny divisor and a tiny dividend are scaled first by powers of
+// two, and the quotient by their ratio.
 __device__ __forceinline__ qd_t qd_div(qd_t a, qd_t b) {
-    if (fabs(b.x[0]) > HPQ_DD_HUGE_DIVISOR && isfinite(b.x[0])) {
-        qd_t q = qd_div_unscaled(a, qd_make(b.x[0] * HPQ_DD_TWO_M128, b.x[1] * HPQ_DD_TWO_M128,
-                                             b.x[2] * HPQ_DD_TWO_M128, b.x[3] * HPQ_DD_TWO_M128));
-        return qd_make(q.x[0] * HPQ_DD_TWO_M128, q.x[1] * HPQ_DD_TWO_M128,
-                       q.x[2] * HPQ_DD_TWO_M128, q.x[3] * HPQ_DD_TWO_M128);
+    double sb = dd_divisor_scale(b.x[0]);
+    double sa = qd_dividend_scale(a.x[0]);
+    if (sa != 1.0 || sb != 1.0) {
+        // A quotient scaled up past the largest double keeps its leading component alone.
+        qd_t q = qd_scaled(qd_div_unscaled(qd_scaled(a, sa), qd_scaled(b, sb)), sb / sa);
+        return isfinite(q.x[0]) ? q : qd_from_f64(q.x[0]);
     }
     return qd_div_unscaled(a, b);
 }
 
-// a / b for a double, as qd_div with the exact products b q0 (Qd::div_f64).
-__device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
+// a / b for a double and a dividend that needs no scaling, as qd_div with the exact products
+// b q0 (Qd::div_f64_unscaled).
+__device__ __forceinline__ qd_t qd_div_f64_unscaled(qd_t a, double b) {
     dd_t q0d = dd_div_f64(qd_to_dd(a), b);
     if (!(isfinite(q0d.hi) && isfinite(b)) || b == 0.0 || q0d.hi == 0.0) {
         return qd_from_f64(a.x[0] / b);
@@ -428,6 +446,15 @@ __device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
     qd_t r = qd_add_sloppy(a, qd_neg(qd_mul_f64(q0, b)));
     dd_t q1 = dd_div_f64(qd_to_dd(r), b);
     return qd_add_sloppy(q0, qd_from_dd(q1));
+}
+
+// a / b for a double, a tiny dividend scaled first (Qd::div_f64).
+__device__ __forceinline__ qd_t qd_div_f64(qd_t a, double b) {
+    double sa = qd_dividend_scale(a.x[0]);
+    if (sa != 1.0) {
+        return qd_scaled(qd_div_f64_unscaled(qd_scaled(a, sa), b), HPQ_QD_TWO_M300);
+    }
+    return qd_div_f64_unscaled(a, b);
 }
 
 __device__ __forceinline__ qd_t qd_recip(qd_t a) { return qd_div(qd_from_f64(1.0), a); }

@@ -11,6 +11,35 @@ use crate::eft::{quick_two_sum, two_prod, two_sum};
 pub(crate) const HUGE_DIVISOR: f64 = 9.7453140114e288;
 /// 2^-128, the exact scale factor for huge divisors.
 pub(crate) const TWO_M128: f64 = 2.938735877055719e-39;
+/// 2^-960: below it (and not zero), `div_dd` scales the divisor up first.
+pub(crate) const TINY_DIVISOR: f64 = 1.0261342003245941e-289;
+/// 2^128, the exact scale factor for tiny divisors.
+pub(crate) const TWO_128: f64 = 3.402823669209385e38;
+/// 2^-900: below it (and not zero), `div_f64` scales the dividend up by 2^200 first.
+pub(crate) const TINY_DIVIDEND: f64 = 1.1830521861667747e-271;
+/// 2^200 and 2^-200, the exact scale factors for tiny dividends.
+pub(crate) const TWO_200: f64 = 1.6069380442589903e60;
+pub(crate) const TWO_M200: f64 = 6.223015277861142e-61;
+
+/// The power of two by which `div_dd` and `Qd::div_qd` scale a divisor with the leading
+/// component `b` (and the quotient after): 2^-128 above 2^960, 2^128 below 2^-960 (not zero),
+/// 1 otherwise, also for zeros, infinities and NaN.
+#[inline(always)]
+pub(crate) fn divisor_scale(b: f64) -> f64 {
+    let size = b.abs();
+    if size > HUGE_DIVISOR && size.is_finite() {
+        TWO_M128
+    } else if size < TINY_DIVISOR && size != 0.0 {
+        TWO_128
+    } else {
+        1.0
+    }
+}
+/// 2^-900: below it, `sqrt` scales its argument up by `SQRT_SCALE_UP` first.
+pub(crate) const SQRT_SCALE_BELOW: f64 = 1.1830521861667747e-271;
+/// 2^600 and 2^-300, its square root: `sqrt(a) = sqrt(a 2^600) 2^-300`, both scalings exact.
+pub(crate) const SQRT_SCALE_UP: f64 = 4.149515568880993e180;
+pub(crate) const SQRT_SCALE_DOWN: f64 = 4.909093465297727e-91;
 
 /// A double-double number `hi + lo`, normalised so that `hi = fl(hi + lo)`.
 ///
@@ -181,16 +210,38 @@ impl Dd {
     ///
     /// A divisor above 2^960 is first scaled by 2^-128 (exactly), and the quotient back:
     /// otherwise the reciprocal's trailing part, about 2^-53 of a reciprocal below 2^-960, and
-    /// for a divisor above 2^1022 the reciprocal itself, would be subnormal and lose bits.
+    /// for a divisor above 2^1022 the reciprocal itself, would be subnormal and lose bits. A
+    /// divisor below 2^-960 is scaled by 2^128 the same way: below 2^-1024 its reciprocal
+    /// would overflow, leaving only the quotient of the leading components.
     #[inline]
     pub fn div_dd(self, b: Dd) -> Dd {
-        if b.hi.abs() > HUGE_DIVISOR && b.hi.is_finite() {
-            let q = self.div_dd(Dd::new(b.hi * TWO_M128, b.lo * TWO_M128));
-            return Dd::new(q.hi * TWO_M128, q.lo * TWO_M128);
+        let s = divisor_scale(b.hi);
+        if s != 1.0 {
+            return self
+                .div_dd_unscaled(b.scaled(s))
+                .scaled(s)
+                .overflow_cleared();
         }
+        self.div_dd_unscaled(b)
+    }
+
+    /// `self`, or where `hi` is not finite (a quotient scaled up past the largest double) `hi`
+    /// alone, so that no infinite or NaN trailing component follows it.
+    #[inline(always)]
+    fn overflow_cleared(self) -> Dd {
+        if self.hi.is_finite() {
+            self
+        } else {
+            Dd::new(self.hi, 0.0)
+        }
+    }
+
+    /// `div_dd` for a divisor that needs no scaling.
+    #[inline(always)]
+    fn div_dd_unscaled(self, b: Dd) -> Dd {
         let th = 1.0 / b.hi;
         if !(th.is_finite() && th != 0.0 && self.hi.is_finite()) {
-            // b is zero, infinite, NaN or so large that 1/b underflows; or self is not finite.
+            // b is zero, infinite or NaN; or self is not finite.
             return Dd::from_f64(self.hi / b.hi);
         }
         let rh = (-b.hi).mul_add(th, 1.0);
@@ -202,8 +253,20 @@ impl Dd {
     }
 
     /// `self / b`, JMP17 Alg. 15 (DWDivFP3), relative error below 3u².
+    ///
+    /// A dividend below 2^-900 is first scaled by 2^200 (exactly), and the quotient by 2^-200:
+    /// otherwise the error term of `th b`, about 2^-53 of the dividend, would be subnormal.
     #[inline]
     pub fn div_f64(self, b: f64) -> Dd {
+        if self.hi.abs() < TINY_DIVIDEND && self.hi != 0.0 {
+            return self.scaled(TWO_200).div_f64_unscaled(b).scaled(TWO_M200);
+        }
+        self.div_f64_unscaled(b)
+    }
+
+    /// `div_f64` for a dividend that needs no scaling.
+    #[inline(always)]
+    fn div_f64_unscaled(self, b: f64) -> Dd {
         let th = self.hi / b;
         if !(th.is_finite() && b.is_finite()) || b == 0.0 {
             return Dd::from_f64(th);
@@ -214,6 +277,12 @@ impl Dd {
         let d = dt + self.lo;
         let tl = d / b;
         Dd::finish_sum(th, tl, th)
+    }
+
+    /// Both components times the power of two `s`: exact unless they over- or underflow.
+    #[inline(always)]
+    fn scaled(self, s: f64) -> Dd {
+        Dd::new(self.hi * s, self.lo * s)
     }
 
     /// `1 / self`.
@@ -227,11 +296,28 @@ impl Dd {
     /// One Newton correction of the double square root with the residual computed exactly by
     /// fma (Lefèvre–Louvet–Muller–Picot 2022, "Accurate calculation of Euclidean norms using
     /// double-word arithmetic", Alg. SQRTDWtoDW), relative error below 25/8 u².
+    ///
+    /// An argument below 2^-900 is first scaled by 2^600 and its root by 2^-300 (both exact):
+    /// below about 2^-970 the residual `hi - sh²` needs bits under the subnormal range, and a
+    /// direct evaluation loses bits of the root, all but the leading double's 53 for a
+    /// subnormal argument.
     pub fn sqrt(self) -> Dd {
         if self.hi <= 0.0 || !self.hi.is_finite() {
             // ±0 and +inf are their own roots; negative numbers and NaN give NaN.
             return Dd::new(self.hi.sqrt(), 0.0);
         }
+        if self.hi < SQRT_SCALE_BELOW {
+            return self
+                .scaled(SQRT_SCALE_UP)
+                .sqrt_unscaled()
+                .scaled(SQRT_SCALE_DOWN);
+        }
+        self.sqrt_unscaled()
+    }
+
+    /// `sqrt` of a positive finite argument not below 2^-900.
+    #[inline(always)]
+    fn sqrt_unscaled(self) -> Dd {
         let sh = self.hi.sqrt();
         let r1 = (-sh).mul_add(sh, self.hi);
         let r2 = self.lo + r1;
@@ -388,6 +474,20 @@ impl From<Dd> for f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scale_constants_are_the_powers_of_two_they_name() {
+        assert_eq!(HUGE_DIVISOR, 2f64.powi(960));
+        assert_eq!(TWO_M128, 2f64.powi(-128));
+        assert_eq!(TINY_DIVISOR, 2f64.powi(-960));
+        assert_eq!(TWO_128, 2f64.powi(128));
+        assert_eq!(TINY_DIVIDEND, crate::ldexp(1.0, -900));
+        assert_eq!(TWO_200, 2f64.powi(200));
+        assert_eq!(TWO_M200, 2f64.powi(-200));
+        assert_eq!(SQRT_SCALE_BELOW, crate::ldexp(1.0, -900));
+        assert_eq!(SQRT_SCALE_UP, 2f64.powi(600));
+        assert_eq!(SQRT_SCALE_DOWN, 2f64.powi(-300));
+    }
 
     #[test]
     fn special_values_behave_like_f64() {

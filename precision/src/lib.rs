@@ -16,6 +16,7 @@ mod f64_functions;
 mod ops;
 mod qd;
 mod real;
+mod remainder;
 
 // The elementary functions, each written once for Dd and Qd over `expansion::Expansion`.
 mod atan_fixed;

@@ -90,31 +90,28 @@ macro_rules! impl_arithmetic {
         }
         impl std::ops::Rem for $t {
             type Output = $t;
-            /// The remainder `self - trunc(self / b) * b`, with `f64`'s `%` (C's `fmod`) for its
-            /// sign and special values: the sign of `self`, also for a zero remainder, and a
-            /// finite `self` over an infinite `b` is `self` itself. The rounded quotient may
-            /// land on the wrong side of an integer (`x / x` can round to 1 - ε): a remainder
-            /// outside (-|b|, |b|) or of the wrong sign is moved back by one |b|. The quotient
-            /// and product are rounded to the type's precision, so the remainder's error is
-            /// about that precision times |self|: beyond `|self / b|` near 2^100 (dd) or 2^200
-            /// (qd) it has no correct digits.
+            /// The remainder `self - trunc(self / b) * b`, exact, with `f64`'s `%` (C's `fmod`)
+            /// for its sign and special values: the sign of `self`, also for a zero remainder;
+            /// a finite `self` over an infinite `b` is `self` itself; NaN for an infinite
+            /// `self`, a zero `b` or a NaN. The remainder is computed exactly for every finite
+            /// pair, however large `|self / b|` (`remainder.rs`, in integers), and is the
+            /// exact value wherever the type can hold it; otherwise (it can need as many bits
+            /// as the span from `b`'s leading bit to the lowest bit of either operand) it is
+            /// rounded component by component, to within half an ulp of its last component.
             fn rem(self, b: $t) -> $t {
-                let lead = self.components()[0];
-                if b.is_infinite() && lead.is_finite() {
+                let (x, y) = (self.components(), b.components());
+                let finite = |c: &[f64]| c.iter().all(|v| v.is_finite());
+                if x.iter().chain(&y).any(|c| c.is_nan()) || !finite(&x) {
+                    return <$t>::NAN;
+                }
+                if !finite(&y) {
                     return self;
                 }
-                let mut r = self - (self / b).trunc() * b;
-                let (head, size) = (r.components()[0], b.abs());
-                let step = if lead < 0.0 { -size } else { size };
-                if head != 0.0 && head.is_sign_negative() != lead.is_sign_negative() {
-                    r += step;
-                } else if r.abs() >= size {
-                    r -= step;
+                let mut r = x;
+                match crate::remainder::remainder(&x, &y, &mut r) {
+                    Some(()) => <$t>::from_components(&r),
+                    None => <$t>::NAN,
                 }
-                if r.components()[0] == 0.0 {
-                    return <$t>::from_f64(crate::dd::signed_zero(0.0, lead));
-                }
-                r
             }
         }
         crate::ops::impl_assign!($t, $t);

@@ -5,13 +5,19 @@
 //! arithmetic" (2008) and "Algorithms for quad-double precision floating point arithmetic"
 //! (ARITH 2001), HLB below. `kernels/qd.cuh` mirrors this file function for function.
 
-use crate::dd::{signed_zero, HUGE_DIVISOR};
+use crate::dd::{divisor_scale, signed_zero};
 use crate::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use crate::Dd;
 
 /// 2^-6: `add_qd` takes the sloppy sum when `|a0 + b0|` is at least this part of
 /// `|a0| + |b0|`.
 const ADD_CANCEL_LIMIT: f64 = 0.015625;
+
+/// 2^-800: below it (and not zero), `div_qd` and `div_f64` scale the dividend up by 2^300
+/// first, and the quotient by 2^-300.
+pub(crate) const TINY_DIVIDEND: f64 = 1.499_696_813_895_631e-241;
+pub(crate) const TWO_300: f64 = 2.037035976334486e90;
+pub(crate) const TWO_M300: f64 = 4.909093465297727e-91;
 
 /// 2^-800 and 2^800: outside, `sqrt` scales its argument first.
 const SQRT_SCALE_BELOW: f64 = 1.499_696_813_895_631e-241;
@@ -265,12 +271,34 @@ impl Qd {
     /// exactly), the second digit `q1 = r m`, whose relative error 2^-102 is of a term
     /// 2^-102.7 |q|, and `q0 + q1` renormalised. One reciprocal and two double-double
     /// products instead of two double-double divisions, a quad-double product and two
-    /// quad-double sums. A divisor above 2^960 is first scaled by 2^-128 (exactly), and the
-    /// quotient back, as `Dd::div_dd` does.
+    /// quad-double sums.
+    ///
+    /// A divisor above 2^960 or below 2^-960 is first scaled by 2^-128 or 2^128 (exactly), and
+    /// the quotient after, as `Dd::div_dd` does; a dividend below 2^-800 by 2^300, and the
+    /// quotient by 2^-300: otherwise the trailing terms of the residual, about 2^-212 of the
+    /// dividend, would be subnormal.
     pub fn div_qd(self, b: Qd) -> Qd {
-        if b.0[0].abs() > HUGE_DIVISOR && b.0[0].is_finite() {
-            return self.div_qd(b.ldexp(-128)).ldexp(-128);
+        let sb = divisor_scale(b.0[0]);
+        let sa = dividend_scale(self.0[0]);
+        if sa != 1.0 || sb != 1.0 {
+            // sb / sa is a power of two between 2^-428 and 2^128, exactly; a quotient scaled up
+            // past the largest double keeps its leading component alone.
+            let q = self
+                .scaled(sa)
+                .div_qd_unscaled(b.scaled(sb))
+                .scaled(sb / sa);
+            return if q.0[0].is_finite() {
+                q
+            } else {
+                Qd::from_f64(q.0[0])
+            };
         }
+        self.div_qd_unscaled(b)
+    }
+
+    /// `div_qd` for operands that need no scaling.
+    #[inline(always)]
+    fn div_qd_unscaled(self, b: Qd) -> Qd {
         let m = dd_recip(b.to_dd());
         let a = self.to_dd();
         let q0 = dd_mul((a.hi, a.lo), m);
@@ -282,8 +310,19 @@ impl Qd {
         renormalise([q0.0, q0.1, q1.0, q1.1])
     }
 
-    /// `self / b` for a double, as `div_qd` with the exact products `b q0`.
+    /// `self / b` for a double, as `div_qd` with the exact products `b q0`; a dividend below
+    /// 2^-800 is scaled as there.
     pub fn div_f64(self, b: f64) -> Qd {
+        let sa = dividend_scale(self.0[0]);
+        if sa != 1.0 {
+            return self.scaled(sa).div_f64_unscaled(b).scaled(TWO_M300);
+        }
+        self.div_f64_unscaled(b)
+    }
+
+    /// `div_f64` for a dividend that needs no scaling.
+    #[inline(always)]
+    fn div_f64_unscaled(self, b: f64) -> Qd {
         let q0 = self.to_dd() / b;
         if !(q0.hi.is_finite() && b.is_finite()) || b == 0.0 || q0.hi == 0.0 {
             return Qd::from_f64(self.0[0] / b);
@@ -292,6 +331,12 @@ impl Qd {
         let r = self.add_sloppy(-(q0.mul_f64(b)));
         let q1 = r.to_dd() / b;
         q0.add_sloppy(Qd::from_dd(q1))
+    }
+
+    /// Every component times the power of two `s`: exact unless they over- or underflow.
+    #[inline(always)]
+    fn scaled(self, s: f64) -> Qd {
+        Qd(self.0.map(|c| c * s))
     }
 
     /// `1 / self`.
@@ -367,6 +412,17 @@ fn dd_mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     let tl1 = a.0.mul_add(b.1, tl0);
     let cl2 = a.1.mul_add(b.0, tl1);
     quick_two_sum(ch, cl1 + cl2)
+}
+
+/// The power of two by which `div_qd` and `div_f64` scale a dividend with the leading
+/// component `a`: 2^300 below 2^-800 (not zero), 1 otherwise, also for infinities and NaN.
+#[inline(always)]
+pub(crate) fn dividend_scale(a: f64) -> f64 {
+    if a.abs() < TINY_DIVIDEND && a != 0.0 {
+        TWO_300
+    } else {
+        1.0
+    }
 }
 
 /// `1 / b` as a double-double pair, about 2^-104 relative: the Newton step of JMP17 Alg. 18

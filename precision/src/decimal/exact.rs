@@ -212,10 +212,9 @@ fn scaled_cmp(num: &BigUint, den: &BigUint, shift: i64) -> std::cmp::Ordering {
     }
 }
 
-/// The exact value of `Σ components` as decimal digits: `(negative, digits, exponent)` with
-/// `|value| = digits × 10^exponent`, no leading or trailing zeros; `None` for zero. The
-/// components must be finite.
-pub(super) fn exact_decimal(components: &[f64]) -> Option<(bool, Decimal)> {
+/// The exact value of `Σ components` as a dyadic rational: `(negative, magnitude, k)` with
+/// `|value| = magnitude · 2^k`; `None` for zero. The components must be finite.
+pub(crate) fn exact_dyadic(components: &[f64]) -> Option<(bool, BigUint, i64)> {
     // Each component as ±m · 2^e with m odd, and the smallest e as the common scale.
     let parts: Vec<(bool, u64, i64)> = components
         .iter()
@@ -244,11 +243,38 @@ pub(super) fn exact_decimal(components: &[f64]) -> Option<(bool, Decimal)> {
             plus += term;
         }
     }
-    let (negative, magnitude) = match plus.cmp(&minus) {
-        std::cmp::Ordering::Equal => return None,
-        std::cmp::Ordering::Greater => (false, plus - minus),
-        std::cmp::Ordering::Less => (true, minus - plus),
+    match plus.cmp(&minus) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Greater => Some((false, plus - minus, k)),
+        std::cmp::Ordering::Less => Some((true, minus - plus, k)),
+    }
+}
+
+/// Fills `out` with the expansion of `±magnitude · 2^k` for `k >= -1074` (every component a
+/// double, none below the subnormals), each component the double nearest to what the ones
+/// before it leave (ties to even), as `components_of_decimal` does for decimals.
+pub(crate) fn components_of_dyadic(negative: bool, magnitude: BigUint, k: i64, out: &mut [f64]) {
+    out.fill(0.0);
+    let mut rest = Remainder {
+        negative,
+        num: magnitude,
+        den: BigUint::from(1u32),
+        scale: -k,
     };
+    for slot in out.iter_mut() {
+        let (c, done) = rest.take_nearest();
+        *slot = c;
+        if done {
+            break;
+        }
+    }
+}
+
+/// The exact value of `Σ components` as decimal digits: `(negative, digits, exponent)` with
+/// `|value| = digits × 10^exponent`, no leading or trailing zeros; `None` for zero. The
+/// components must be finite.
+pub(super) fn exact_decimal(components: &[f64]) -> Option<(bool, Decimal)> {
+    let (negative, magnitude, k) = exact_dyadic(components)?;
     let (integer, exponent) = if k >= 0 {
         (magnitude << k as u64, 0)
     } else {

@@ -35,6 +35,7 @@ use std::str::FromStr;
 
 use crate::{Dd, Qd};
 use exact::{components_of_decimal, Decimal};
+pub(crate) use exact::{components_of_dyadic, exact_dyadic};
 use format::{format_expansion, Style};
 use scan::{scan, Number};
 

@@ -1,13 +1,15 @@
 //! [`Dd`](crate::Dd) arithmetic lane by lane: `crate::dd`'s algorithms operation for
 //! operation, a value as `[hi, lo]` vectors, each early return turned into a select of the same
-//! special value, so that every lane holds the scalar method's bits.
+//! special value, so that every lane holds the scalar method's bits. The square root of a
+//! positive argument below 2^-900 is the one branch left to the scalar method (`sqrt`'s mask).
 
 use super::eft::{quick_two_sum, two_prod, two_sum};
 use super::simd::Lanes;
 
-/// 2^960 and 2^-128, as in `crate::dd`.
-const HUGE_DIVISOR: f64 = 9.7453140114e288;
-const TWO_M128: f64 = 2.938735877055719e-39;
+use crate::dd::{
+    HUGE_DIVISOR, SQRT_SCALE_BELOW, TINY_DIVIDEND, TINY_DIVISOR, TWO_128, TWO_200, TWO_M128,
+    TWO_M200,
+};
 
 /// A double-double per lane: `[hi, lo]`.
 pub(crate) type DdV<L> = [<L as Lanes>::V; 2];
@@ -84,25 +86,37 @@ pub(crate) fn mul_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     finish(l, zh, zl, ch)
 }
 
-/// `Dd::div_dd`. The scalar method's recursion for a huge divisor is one level deep and only
-/// rescales, so it becomes a select of the scaled divisor before and of the scaled quotient
-/// after.
+/// `dd::divisor_scale` per lane: 2^-128 above 2^960, 2^128 below 2^-960 (not zero), else 1.
 #[inline(always)]
-pub(crate) fn div_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
-    let scale = l.splat(TWO_M128);
-    let huge = l.and(l.gt(l.abs(b[0]), l.splat(HUGE_DIVISOR)), l.is_finite(b[0]));
-    let b = [
-        l.select(huge, l.mul(b[0], scale), b[0]),
-        l.select(huge, l.mul(b[1], scale), b[1]),
-    ];
-    let q = div_dd_unscaled(l, a, b);
-    [
-        l.select(huge, l.mul(q[0], scale), q[0]),
-        l.select(huge, l.mul(q[1], scale), q[1]),
-    ]
+pub(crate) fn divisor_scale<L: Lanes>(l: L, b: L::V) -> L::V {
+    let size = l.abs(b);
+    let huge = l.and(l.gt(size, l.splat(HUGE_DIVISOR)), l.is_finite(size));
+    let tiny = l.and(l.lt(size, l.splat(TINY_DIVISOR)), l.ne(size, l.splat(0.0)));
+    let s = l.select(tiny, l.splat(TWO_128), l.splat(1.0));
+    l.select(huge, l.splat(TWO_M128), s)
 }
 
-/// `Dd::div_dd` after its huge-divisor test.
+/// The components of `a` times the per-lane power of two `s` (1 changes no bits).
+#[inline(always)]
+fn scaled<L: Lanes>(l: L, a: DdV<L>, s: L::V) -> DdV<L> {
+    [l.mul(a[0], s), l.mul(a[1], s)]
+}
+
+/// `Dd::div_dd`. The scalar method's scaling of a huge or tiny divisor and of the quotient is
+/// a multiplication by a per-lane factor, 1 in the lanes that need none.
+#[inline(always)]
+pub(crate) fn div_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
+    let s = divisor_scale(l, b[0]);
+    overflow_cleared(l, scaled(l, div_dd_unscaled(l, a, scaled(l, b, s)), s))
+}
+
+/// `Dd::overflow_cleared`: a zero trailing component where the leading one is not finite.
+#[inline(always)]
+fn overflow_cleared<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
+    [a[0], l.select(l.is_finite(a[0]), a[1], l.splat(0.0))]
+}
+
+/// `Dd::div_dd_unscaled`.
 #[inline(always)]
 fn div_dd_unscaled<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     let th = l.div(l.splat(1.0), b[0]);
@@ -122,9 +136,21 @@ fn div_dd_unscaled<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     ]
 }
 
-/// `Dd::div_f64`.
+/// `Dd::div_f64`, its scaling of a tiny dividend by 2^200 and of the quotient by 2^-200 as
+/// per-lane factors.
 #[inline(always)]
 pub(crate) fn div_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
+    let size = l.abs(a[0]);
+    let tiny = l.and(l.lt(size, l.splat(TINY_DIVIDEND)), l.ne(size, l.splat(0.0)));
+    let one = l.splat(1.0);
+    let up = l.select(tiny, l.splat(TWO_200), one);
+    let down = l.select(tiny, l.splat(TWO_M200), one);
+    scaled(l, div_f64_unscaled(l, scaled(l, a, up), b), down)
+}
+
+/// `Dd::div_f64_unscaled`.
+#[inline(always)]
+fn div_f64_unscaled<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     let th = l.div(a[0], b);
     let special = l.or(
         l.not(l.and(l.is_finite(th), l.is_finite(b))),
@@ -143,9 +169,21 @@ pub(crate) fn div_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {
     ]
 }
 
-/// `Dd::sqrt`.
+/// `Dd::sqrt`, and the mask of the lanes with a positive argument below 2^-900, which need the
+/// scalar method's rescaling (rare, so a scalar redo costs less than scaling every lane).
 #[inline(always)]
-pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
+pub(crate) fn sqrt<L: Lanes>(l: L, a: DdV<L>) -> (DdV<L>, L::M) {
+    let tiny = l.and(
+        l.lt(a[0], l.splat(SQRT_SCALE_BELOW)),
+        l.gt(a[0], l.splat(0.0)),
+    );
+    (sqrt_unscaled(l, a), tiny)
+}
+
+/// `Dd::sqrt` for arguments that need no rescaling (not positive and below 2^-900); its
+/// special values as selects.
+#[inline(always)]
+pub(crate) fn sqrt_unscaled<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
     let special = l.or(l.le(a[0], l.splat(0.0)), l.not(l.is_finite(a[0])));
     let sh = l.sqrt(a[0]);
     let r1 = l.mul_add(l.neg(sh), sh, a[0]);

@@ -10,9 +10,11 @@
 //! Every lane computes exactly what the scalar method computes: the same IEEE operations in the
 //! same order, the same fused multiply-adds and no others; the early returns for special values
 //! (overflow, zero divisors, negative square roots) become selects of the same special values.
-//! The two branches that are data-dependent loops rather than early returns, `Qd` addition under
-//! heavy cancellation and `Qd` square root outside [2^-800, 2^800], are flagged per lane by the
-//! kernels and those lanes recomputed by the scalar method. The tests compare limbs with the
+//! The branches that are data-dependent loops or rare rescalings rather than early returns, `Qd`
+//! addition under heavy cancellation, `Qd` square root outside [2^-800, 2^800] and `Dd` square
+//! root below 2^-900, are flagged per lane by the kernels and those lanes recomputed by the
+//! scalar method; the rescalings of a divisor or dividend are per-lane factors (1 in the lanes
+//! that need none). The tests compare limbs with the
 //! scalar methods over random inputs on every instruction set the CPU has.
 //!
 //! The functions (`exp.rs`, `exp_m1.rs`, `hyperbolic.rs`) run `crate::exp_fixed`'s integer
@@ -494,14 +496,8 @@ kernel!(
     |l, a, b| (dd::div_f64(l, a, b[0]), l.none()),
     |a, b| a / b[0]
 );
-kernel!(
-    DdSqrt,
-    Dd,
-    2,
-    0,
-    |l, a, _b| (dd::sqrt(l, a), l.none()),
-    |a, _b| a.sqrt()
-);
+kernel!(DdSqrt, Dd, 2, 0, |l, a, _b| dd::sqrt(l, a), |a, _b| a
+    .sqrt());
 kernel!(DdExp, Dd, 2, 0, |l, a, _b| exp::exp_dd(l, a), |a, _b| a
     .exp());
 kernel!(

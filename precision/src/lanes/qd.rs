@@ -11,7 +11,7 @@
 use super::dd::{self, signed_zero, DdV};
 use super::eft::{quick_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use super::simd::Lanes;
-use crate::dd as dd_consts;
+use crate::qd as qd_consts;
 
 /// As in `crate::qd`.
 const ADD_CANCEL_LIMIT: f64 = 0.015625;
@@ -279,22 +279,31 @@ fn sqrt_residual<L: Lanes>(l: L, a: QdV<L>, s: DdV<L>) -> DdV<L> {
     [rh, rl]
 }
 
-/// `Qd::div_qd`. The scalar method's recursion for a divisor above 2^960 only rescales, so it
-/// becomes a select of the scaled divisor before and of the scaled quotient after.
+/// `Qd::div_qd`: its scaling of a huge or tiny divisor, of a tiny dividend and of the quotient
+/// as per-lane factors, 1 in the lanes that need none.
 #[inline(always)]
 pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    let sb = dd::divisor_scale(l, b[0]);
+    let (sa, inverse_sa) = dividend_scale(l, a[0]);
+    let q = div_qd_unscaled(l, scaled(l, a, sa), scaled(l, b, sb));
+    // sb / sa, exactly (powers of two).
+    let q = scaled(l, q, l.mul(sb, inverse_sa));
+    // The scalar method's `Qd::from_f64` of a leading component scaled up past the largest
+    // double.
+    let finite = l.is_finite(q[0]);
     let zero = l.splat(0.0);
-    let scale = l.splat(dd_consts::TWO_M128);
-    let huge = l.and(
-        l.gt(l.abs(b[0]), l.splat(dd_consts::HUGE_DIVISOR)),
-        l.is_finite(b[0]),
-    );
-    let b = [
-        l.select(huge, l.mul(b[0], scale), b[0]),
-        l.select(huge, l.mul(b[1], scale), b[1]),
-        l.select(huge, l.mul(b[2], scale), b[2]),
-        l.select(huge, l.mul(b[3], scale), b[3]),
-    ];
+    [
+        q[0],
+        l.select(finite, q[1], zero),
+        l.select(finite, q[2], zero),
+        l.select(finite, q[3], zero),
+    ]
+}
+
+/// `Qd::div_qd_unscaled`.
+#[inline(always)]
+fn div_qd_unscaled<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+    let zero = l.splat(0.0);
     let m = dd_recip(l, to_dd(l, b));
     let q0 = dd_mul(l, to_dd(l, a), m);
     let special = l.or(
@@ -307,18 +316,46 @@ pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
     let r = div_residual(l, a, b, q0);
     let q1 = dd_mul(l, r, m);
     let q = renormalise(l, [q0[0], q0[1], q1[0], q1[1]]);
-    let q = select(l, special, from_f64(l, l.div(a[0], b[0])), q);
+    select(l, special, from_f64(l, l.div(a[0], b[0])), q)
+}
+
+/// `qd::dividend_scale` per lane, 2^300 below 2^-800 (not zero), else 1, and its inverse.
+#[inline(always)]
+fn dividend_scale<L: Lanes>(l: L, a: L::V) -> (L::V, L::V) {
+    let size = l.abs(a);
+    let tiny = l.and(
+        l.lt(size, l.splat(qd_consts::TINY_DIVIDEND)),
+        l.ne(size, l.splat(0.0)),
+    );
+    let one = l.splat(1.0);
+    (
+        l.select(tiny, l.splat(qd_consts::TWO_300), one),
+        l.select(tiny, l.splat(qd_consts::TWO_M300), one),
+    )
+}
+
+/// The components of `a` times the per-lane power of two `s` (1 changes no bits).
+#[inline(always)]
+fn scaled<L: Lanes>(l: L, a: QdV<L>, s: L::V) -> QdV<L> {
     [
-        l.select(huge, l.mul(q[0], scale), q[0]),
-        l.select(huge, l.mul(q[1], scale), q[1]),
-        l.select(huge, l.mul(q[2], scale), q[2]),
-        l.select(huge, l.mul(q[3], scale), q[3]),
+        l.mul(a[0], s),
+        l.mul(a[1], s),
+        l.mul(a[2], s),
+        l.mul(a[3], s),
     ]
 }
 
-/// `Qd::div_f64`.
+/// `Qd::div_f64`, its scaling of a tiny dividend as in `div_qd`.
 #[inline(always)]
 pub(crate) fn div_f64<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
+    let (sa, inverse_sa) = dividend_scale(l, a[0]);
+    let q = div_f64_unscaled(l, scaled(l, a, sa), b);
+    scaled(l, q, inverse_sa)
+}
+
+/// `Qd::div_f64_unscaled`.
+#[inline(always)]
+fn div_f64_unscaled<L: Lanes>(l: L, a: QdV<L>, b: L::V) -> QdV<L> {
     let zero = l.splat(0.0);
     let q0 = dd::div_f64(l, to_dd(l, a), b);
     let special = l.or(
@@ -346,7 +383,8 @@ pub(crate) fn sqrt<L: Lanes>(l: L, a: QdV<L>) -> (QdV<L>, L::M) {
         l.le(a0, l.splat(SQRT_SCALE_ABOVE)),
     );
     let rescale = l.and(l.not(special), l.not(inside));
-    let s = dd::sqrt(l, to_dd(l, a));
+    // In range, so that the double-double root needs no rescaling either.
+    let s = dd::sqrt_unscaled(l, to_dd(l, a));
     let r = sqrt_residual(l, a, s);
     let two = l.splat(2.0);
     let c = dd_mul(l, r, dd_recip(l, [l.mul(two, s[0]), l.mul(two, s[1])]));
