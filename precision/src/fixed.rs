@@ -37,19 +37,25 @@ pub(crate) fn sub_at<const N: usize>(w: &mut Wide, i: usize, v: u128) {
     }
 }
 
+/// `|c| = m 2^(e - 1075)` for a finite `c`: its integer mantissa (hidden bit included) and
+/// biased exponent; a subnormal has no hidden bit and the exponent of the smallest normal.
+#[inline(always)]
+pub(crate) fn mantissa_exponent(c: f64) -> (u64, i32) {
+    let bits = c.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & 0x000f_ffff_ffff_ffff;
+    if e == 0 {
+        (frac, 1)
+    } else {
+        (frac | 0x0010_0000_0000_0000, e)
+    }
+}
+
 /// Adds `c 2^-k` to `w`, truncated to the unit 2^-64N (an error below one unit), for a finite
 /// `c` with `|c| 2^-k < 2^62`; subnormal `c` included (with `k` = 0 it is below the unit).
 #[inline(always)]
 pub(crate) fn add_scaled<const N: usize>(w: &mut Wide, c: f64, k: i32) {
-    let bits = c.to_bits();
-    let e = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & 0x000f_ffff_ffff_ffff;
-    // A subnormal has no hidden bit and the exponent of the smallest normal.
-    let (m, e) = if e == 0 {
-        (frac, 1)
-    } else {
-        (frac | 0x0010_0000_0000_0000, e)
-    };
+    let (m, e) = mantissa_exponent(c);
     // c 2^-k = ±m 2^(e - 1075 - k); its position in units of 2^-64N.
     let s = e - 1075 - k + 64 * N as i32;
     if m == 0 || s <= -53 {
@@ -57,7 +63,7 @@ pub(crate) fn add_scaled<const N: usize>(w: &mut Wide, c: f64, k: i32) {
     }
     let (m, s) = if s < 0 { (m >> -s, 0) } else { (m, s) };
     let v = (m as u128) << (s % 64);
-    if bits >> 63 == 0 {
+    if c.is_sign_positive() {
         add_at::<N>(w, (s / 64) as usize, v);
     } else {
         sub_at::<N>(w, (s / 64) as usize, v);
