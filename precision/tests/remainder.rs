@@ -143,8 +143,11 @@ fn sparse<T: Components>(rng: &mut StdRng) -> (T, T) {
     (T::from_mpfr(&x), T::from_mpfr(&y))
 }
 
+/// A class of pairs: its name and how to draw one.
+type Class<'a, T> = (&'static str, Box<dyn Fn(&mut StdRng) -> (T, T) + 'a>);
+
 fn all_classes<T: Components>(seed: u64) {
-    let classes: Vec<(&str, Box<dyn Fn(&mut StdRng) -> (T, T)>)> = vec![
+    let classes: Vec<Class<'_, T>> = vec![
         (
             "quotients below 2^60",
             Box::new(|r| both(r, -30..30, -30..30)),

@@ -361,7 +361,9 @@ fn lanes_give_ieee_zeros<T: Num>() {
         fn(Isa, &mut [T], Operand<T>, Operand<T>),
         fn(T, T) -> T,
     );
-    let ops: [(Op<T>, fn(f64, f64) -> f64); 4] = [
+    // The operation on the leading doubles, as IEEE gives it.
+    type Reference = fn(f64, f64) -> f64;
+    let ops: [(Op<T>, Reference); 4] = [
         (("add", T::add_cols, |x, y| x + y), |x, y| x + y),
         (("sub", T::sub_cols, |x, y| x - y), |x, y| x - y),
         (("mul", T::mul_cols, |x, y| x * y), |x, y| x * y),
@@ -379,7 +381,7 @@ fn lanes_give_ieee_zeros<T: Num>() {
         }
         // With a double: zeros and infinities, whose products and quotients are zeros.
         type Mixed<T> = (&'static str, fn(Isa, &mut [T], &[T], f64), fn(T, f64) -> T);
-        let mixed: [(Mixed<T>, fn(f64, f64) -> f64); 3] = [
+        let mixed: [(Mixed<T>, Reference); 3] = [
             (("add_f64", T::add_f64_cols, |x, y| x + y), |x, y| x + y),
             (("mul_f64", T::mul_f64_cols, |x, y| x * y), |x, y| x * y),
             (("div_f64", T::div_f64_cols, |x, y| x / y), |x, y| x / y),
