@@ -45,7 +45,7 @@ pub const CHUNK_POINTS: usize = 512;
 /// The fewest points of a task of a step spread over a pool: a batch of 128 points still
 /// amortises the tape's cost per operation; a block step of trapezoid–Simpson goes by whole
 /// warps of 32 intervals (65 points) instead (`Region::step_parallel`). Larger regions make
-/// larger tasks, [`TASKS_PER_THREAD`] a thread. The chunking never changes the bits: each
+/// larger tasks, a few a thread. The chunking never changes the bits: each
 /// interval's piece is its own, the sums go by groups.
 pub const PARALLEL_CHUNK_POINTS: usize = 128;
 
