@@ -92,23 +92,85 @@ fn monomial_source(powers: &[u32]) -> String {
     format!("1 + {}", factors.join("*"))
 }
 
-/// The relative error of the rule on one box for the monomial `powers`.
+/// The box of the monomial tests, [-(d+1)/3, (d+2)/5] on axis d: corners, centre, half-widths.
+struct MonomialBox<T> {
+    lo: Vec<T>,
+    hi: Vec<T>,
+    centers: Vec<T>,
+    halfwidths: Vec<T>,
+}
+
+impl<T: Real> MonomialBox<T> {
+    fn new(dims: usize) -> Self {
+        let lo: Vec<T> = (0..dims).map(|d| rational(-(d as i64) - 1, 3)).collect();
+        let hi: Vec<T> = (0..dims).map(|d| rational(d as i64 + 2, 5)).collect();
+        let two = T::from_i64(2);
+        let centers = lo.iter().zip(&hi).map(|(&a, &b)| (a + b) / two).collect();
+        let halfwidths = lo.iter().zip(&hi).map(|(&a, &b)| (b - a) / two).collect();
+        MonomialBox {
+            lo,
+            hi,
+            centers,
+            halfwidths,
+        }
+    }
+
+    fn volume(&self) -> T {
+        self.lo
+            .iter()
+            .zip(&self.hi)
+            .fold(T::one(), |v, (&a, &b)| v * (b - a))
+    }
+
+    /// The relative error of `value` against the exact integral of `monomial_source(powers)`.
+    fn relative_error(&self, powers: &[u32], value: T) -> f64 {
+        let exact = self.volume() + monomial_integral(powers, &self.lo, &self.hi);
+        ((value - exact) / exact).to_f64().abs()
+    }
+}
+
+/// The degree-7 rule's relative error on the box for the monomial `powers`.
 fn monomial_error<T: Real>(powers: &[u32]) -> f64 {
-    let dims = powers.len();
-    let lo: Vec<T> = (0..dims).map(|d| rational(-(d as i64) - 1, 3)).collect();
-    let hi: Vec<T> = (0..dims).map(|d| rational(d as i64 + 2, 5)).collect();
-    let two = T::from_i64(2);
-    let centers: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (a + b) / two).collect();
-    let halfwidths: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (b - a) / two).collect();
-    let value = rule_values(&monomial_source(powers), dims, &centers, &halfwidths)[0];
-    let volume = lo.iter().zip(&hi).fold(T::one(), |v, (&a, &b)| v * (b - a));
-    let exact = volume + monomial_integral(powers, &lo, &hi);
-    ((value - exact) / exact).to_f64().abs()
+    let b = MonomialBox::<T>::new(powers.len());
+    let value = rule_values(
+        &monomial_source(powers),
+        powers.len(),
+        &b.centers,
+        &b.halfwidths,
+    )[0];
+    b.relative_error(powers, value)
+}
+
+/// Within `ulps` ε of the exact value on each monomial of `exact`, and visibly off (above
+/// 1e-10, far above rounding) on each of `beyond`, whose degree the rule does not reach.
+fn exact_on<T: Real>(
+    rule: &str,
+    error: impl Fn(&[u32]) -> f64,
+    exact: &[&[u32]],
+    beyond: &[&[u32]],
+    ulps: f64,
+) {
+    let eps = T::epsilon().to_f64();
+    for &powers in exact {
+        let err = error(powers);
+        assert!(
+            err < ulps * eps,
+            "{rule} {powers:?} in {}: relative error {err:e}",
+            T::NAME
+        );
+    }
+    for &powers in beyond {
+        let err = error(powers);
+        assert!(
+            err > 1e-10,
+            "{rule} {powers:?} in {}: relative error {err:e}",
+            T::NAME
+        );
+    }
 }
 
 fn exact_to_degree_seven<T: Real>() {
-    let eps = T::epsilon().to_f64();
-    let cases: [&[u32]; 7] = [
+    let exact: [&[u32]; 7] = [
         &[7, 0],
         &[3, 4],
         &[2, 2, 3],
@@ -117,23 +179,13 @@ fn exact_to_degree_seven<T: Real>() {
         &[1, 1, 1, 1, 1, 1, 1],
         &[1, 1, 1, 1, 1, 1, 1, 0],
     ];
-    for powers in cases {
-        let err = monomial_error::<T>(powers);
-        assert!(
-            err < 64.0 * eps,
-            "{powers:?} in {}: relative error {err:e}",
-            T::NAME
-        );
-    }
-    // Degree 8 is beyond the rule: a visible error, far above rounding.
-    for powers in [&[8u32, 0][..], &[2, 2, 2, 2]] {
-        let err = monomial_error::<T>(powers);
-        assert!(
-            err > 1e-10,
-            "{powers:?} in {}: relative error {err:e}",
-            T::NAME
-        );
-    }
+    exact_on::<T>(
+        "degree 7",
+        monomial_error::<T>,
+        &exact,
+        &[&[8, 0], &[2, 2, 2, 2]],
+        64.0,
+    );
 }
 
 #[test]
@@ -144,34 +196,27 @@ fn gpu_rule_is_exact_to_degree_seven() {
     exact_to_degree_seven::<Qd>();
 }
 
-/// The degree-9 rule's value on one box for the monomial `powers` from the device's class sums
-/// and the host's weights ([`CubatureRule`], exact on every monomial of degree 9 on the host:
-/// tests/cuhre.rs): the relative error.
+/// The degree-9 rule's relative error on the box for the monomial `powers`, from the device's
+/// class sums and the host's weights ([`CubatureRule`], exact on every monomial of degree 9
+/// on the host: tests/cuhre.rs).
 fn degree9_monomial_error<T: Real>(powers: &[u32]) -> f64 {
     let dims = powers.len();
-    let lo: Vec<T> = (0..dims).map(|d| rational(-(d as i64) - 1, 3)).collect();
-    let hi: Vec<T> = (0..dims).map(|d| rational(d as i64 + 2, 5)).collect();
-    let two = T::from_i64(2);
-    let centers: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (a + b) / two).collect();
-    let halfwidths: Vec<T> = lo.iter().zip(&hi).map(|(&a, &b)| (b - a) / two).collect();
+    let b = MonomialBox::<T>::new(dims);
     let rule = CubatureRule::<T>::with_set(PointSet::Degree9, dims);
     let f = Expr::parse(&monomial_source(powers), dims).expect("a valid expression");
     let sums = gpu()
-        .genz_malik(&f, &centers, &halfwidths, rule.generators())
+        .genz_malik(&f, &b.centers, &b.halfwidths, rule.generators())
         .expect("the rule on the device");
     assert!(sums.bad.is_none() && sums.fourth.len() == dims);
     let mut value = T::zero();
     for (w, s) in rule.weights().iter().zip(&sums.classes[0]) {
         value += *w * *s;
     }
-    let volume = lo.iter().zip(&hi).fold(T::one(), |v, (&a, &b)| v * (b - a));
-    let exact = volume + monomial_integral(powers, &lo, &hi);
-    ((value * volume - exact) / exact).to_f64().abs()
+    b.relative_error(powers, value * b.volume())
 }
 
 fn exact_to_degree_nine<T: Real>() {
-    let eps = T::epsilon().to_f64();
-    let cases: [&[u32]; 8] = [
+    let exact: [&[u32]; 8] = [
         &[9, 0],
         &[4, 4],
         &[2, 3, 4],
@@ -181,23 +226,13 @@ fn exact_to_degree_nine<T: Real>() {
         &[2, 1, 2, 1, 2, 1, 0],
         &[1, 1, 1, 1, 1, 1, 1, 2],
     ];
-    for powers in cases {
-        let err = degree9_monomial_error::<T>(powers);
-        assert!(
-            err < 4096.0 * eps,
-            "degree 9 {powers:?} in {}: relative error {err:e}",
-            T::NAME
-        );
-    }
-    // Degree 10 is beyond the rule: a visible error, far above rounding.
-    for powers in [&[10u32, 0][..], &[2, 2, 2, 4]] {
-        let err = degree9_monomial_error::<T>(powers);
-        assert!(
-            err > 1e-10,
-            "degree 9 {powers:?} in {}: relative error {err:e}",
-            T::NAME
-        );
-    }
+    exact_on::<T>(
+        "degree 9",
+        degree9_monomial_error::<T>,
+        &exact,
+        &[&[10, 0], &[2, 2, 2, 4]],
+        4096.0,
+    );
 }
 
 #[test]
@@ -213,18 +248,7 @@ fn gpu_degree_9_rule_is_exact_to_degree_nine() {
 /// both rules, in f64, dd and qd, on regions of 2 to 9 dimensions (the degree-9 triples from
 /// three). A wrong point would move a value across a step and change a sum.
 fn integer_sums_are_the_cpus<T: Real>(dims: usize, set: PointSet) {
-    let terms: Vec<String> = (0..dims)
-        .map(|d| {
-            format!(
-                "{}*floor({}*x{} - x{})",
-                d % 3 + 1,
-                d + 3,
-                d + 1,
-                (d + 1) % dims + 1
-            )
-        })
-        .collect();
-    let f = Expr::parse(&terms.join(" + "), dims).expect("parses");
+    let f = Expr::parse(&integer_steps(dims), dims).expect("parses");
     let rule = CubatureRule::<T>::with_set(set, dims);
     let (mut centers, mut halves) = (Vec::new(), Vec::new());
     for r in 0..300i64 {
@@ -346,7 +370,10 @@ fn gpu_rule_names_a_non_finite_point_and_picks_the_rough_axis() {
 // CUHRE through the GPU backends, and the device's class sums against the CPU's
 // ---------------------------------------------------------------------------------------------
 
+mod cubature_support;
 mod mpfr_support;
+
+use cubature_support::integer_steps;
 
 use hpquad::backend::Backend;
 use hpquad::cpu::CpuBackend;

@@ -29,7 +29,7 @@ use rug::Float;
 
 mod cubature_support;
 mod mpfr_support;
-use cubature_support::pagani_cases;
+use cubature_support::{integer_steps, pagani_cases};
 use mpfr_support::{abs_error, digits, BITS};
 
 fn gpu() -> GpuBackend {
@@ -298,18 +298,7 @@ fn gpu_list_rule_is_the_hosts_rule() {
     for set in [PointSet::Degree7, PointSet::Degree9] {
         for dims in [2usize, 3, 5, 8] {
             // Small integers: exact class sums.
-            let steps: Vec<String> = (0..dims)
-                .map(|d| {
-                    format!(
-                        "{}*floor({}*x{} - x{})",
-                        d % 3 + 1,
-                        d + 3,
-                        d + 1,
-                        (d + 1) % dims + 1
-                    )
-                })
-                .collect();
-            let steps = steps.join(" + ");
+            let steps = integer_steps(dims);
             list_rule_against_host::<f64>(&steps, dims, set, true);
             list_rule_against_host::<Dd>(&steps, dims, set, true);
             list_rule_against_host::<Qd>(&steps, dims, set, true);

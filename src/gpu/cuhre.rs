@@ -872,9 +872,9 @@ mod tests {
     use super::*;
     use crate::backend::{region_sums, RULE_CLASSES};
     use crate::expr::{cuda, Expr};
+    use crate::methods::cuhre::device::center_and_half;
     use crate::methods::cuhre::rule::table;
     use crate::methods::cuhre::SAFETY;
-    use crate::rules::{half_width, midpoint};
     use precision::{Dd, Qd};
 
     /// The value of `#define name value` in `source`.
@@ -1032,16 +1032,7 @@ mod tests {
                             .map(|d| T::from_f64(lo + 0.125 * d as f64))
                             .collect();
                         let upper: Vec<T> = lower.iter().map(|&a| a + T::from_f64(width)).collect();
-                        let center: Vec<T> = lower
-                            .iter()
-                            .zip(&upper)
-                            .map(|(&a, &b)| midpoint(a, b))
-                            .collect();
-                        let half: Vec<T> = lower
-                            .iter()
-                            .zip(&upper)
-                            .map(|(&a, &b)| half_width(a, b))
-                            .collect();
+                        let (center, half) = center_and_half(&lower, &upper);
                         let (sums, fourth, _) = region_sums(&f, &center, &half, rule.generators());
                         let host = rule.estimate(&half, &sums, &fourth);
                         let (value, error, floor) = replay(&t, set, &half, &sums);

@@ -1,5 +1,5 @@
-//! Shared by the cubature tests (tests/cuhre.rs on the host, tests/gpu_cuhre_device.rs on the
-//! device list): the issue's six PAGANI cases (issue 11, §6), Genz integrands over [0, 1]^n
+//! Shared by the cubature tests (tests/cuhre.rs on the host, tests/gpu_cuhre_device.rs and
+//! tests/gpu_cubature.rs on the device): the issue's six PAGANI cases (issue 11, §6), Genz integrands over [0, 1]^n
 //! with their closed forms in MPFR and PAGANI's times on the same H100. Needs `mpfr_support`
 //! declared beside it in the test crate.
 #![allow(dead_code)]
@@ -24,6 +24,21 @@ pub struct PaganiCase {
 /// `term(0) + term(1) + ... + term(n - 1)`.
 pub fn sum_terms(n: usize, term: impl Fn(usize) -> String) -> String {
     (0..n).map(term).collect::<Vec<_>>().join(" + ")
+}
+
+/// A sum of steps in x1..xn whose values are small integers (`floor` of affine functions, a
+/// term an axis): a rule's class sums of it are exact in any order, so two devices' sums must
+/// agree bit for bit, and a misplaced point moves a value across a step.
+pub fn integer_steps(n: usize) -> String {
+    sum_terms(n, |d| {
+        format!(
+            "{}*floor({}*x{} - x{})",
+            d % 3 + 1,
+            d + 3,
+            d + 1,
+            (d + 1) % n + 1
+        )
+    })
 }
 
 /// The product of two complex numbers given as (re, im).

@@ -13,7 +13,7 @@ use super::fixed::{
     to_i64, Limbs,
 };
 use super::ints::Ints;
-use super::qd::{renormalise, QdV};
+use super::qd::{overflow_cleared, renormalise, QdV};
 use crate::exp_fixed::{EXP_COEFFS, EXP_J256_M1, EXP_K65536_M1, LN2_FIX, LOG2_E};
 use crate::exp_log::{EXP_OVERFLOW, EXP_UNDERFLOW};
 
@@ -159,14 +159,7 @@ pub(crate) fn exp_qd_of<L: Ints>(l: L, k: L::V, v: Limbs<L, 4>) -> QdV<L> {
     for qi in q.iter_mut() {
         *qi = ldexp(l, *qi, k);
     }
-    let finite = l.is_finite(q[0]);
-    let zero = l.splat(0.0);
-    [
-        q[0],
-        l.select(finite, q[1], zero),
-        l.select(finite, q[2], zero),
-        l.select(finite, q[3], zero),
-    ]
+    overflow_cleared(l, q)
 }
 
 /// `crate::ldexp(bits(v, pos, len) as f64, scale)` as `exp_dd_sum` and `exp_qd_scaled` take

@@ -208,13 +208,7 @@ pub(crate) fn exp_m1_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
         if l.bits(takes_exp) != 0 {
             // exp(x) - 1, then `clean`.
             let e = qd::add_f64(l, exp_qd_of(l, k, v), l.splat(-1.0));
-            let finite = l.is_finite(e[0]);
-            from_exp = [
-                e[0],
-                l.select(finite, e[1], zero),
-                l.select(finite, e[2], zero),
-                l.select(finite, e[3], zero),
-            ];
+            from_exp = qd::overflow_cleared(l, e);
         }
         if l.bits(takes_fraction) != 0 {
             let negative = l.ne(k, zero);

@@ -288,8 +288,14 @@ pub(crate) fn div_qd<L: Lanes>(l: L, a: QdV<L>, b: QdV<L>) -> QdV<L> {
     let q = div_qd_unscaled(l, scaled(l, a, sa), scaled(l, b, sb));
     // sb / sa, exactly (powers of two).
     let q = scaled(l, q, l.mul(sb, inverse_sa));
-    // The scalar method's `Qd::from_f64` of a leading component scaled up past the largest
-    // double.
+    // A leading component scaled up past the largest double.
+    overflow_cleared(l, q)
+}
+
+/// `q` with its trailing components zeroed in the lanes whose leading one is not finite: the
+/// scalar methods' `Qd::from_f64` of a leading component that overflowed.
+#[inline(always)]
+pub(crate) fn overflow_cleared<L: Lanes>(l: L, q: QdV<L>) -> QdV<L> {
     let finite = l.is_finite(q[0]);
     let zero = l.splat(0.0);
     [

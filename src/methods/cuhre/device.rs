@@ -178,6 +178,15 @@ pub struct Raw<T> {
     pub axis: Option<usize>,
 }
 
+/// The centre and half-widths of the box `lower`..`upper`, an axis each, as the rules take it.
+pub fn center_and_half<T: Real>(lower: &[T], upper: &[T]) -> (Vec<T>, Vec<T>) {
+    lower
+        .iter()
+        .zip(upper)
+        .map(|(&a, &b)| (midpoint(a, b), half_width(a, b)))
+        .unzip()
+}
+
 /// One region's estimate as the list's rule kernel computes it (`kernels/cuhre_list.cu`), here
 /// on the host: the rule on the region `lower`..`upper` (its class sums in the order of its
 /// points), [`CubatureRule::estimate`], the safety factor where the ratio test passed
@@ -189,16 +198,7 @@ pub fn estimate_region<T: Real, F: Integrand>(
     lower: &[T],
     upper: &[T],
 ) -> Raw<T> {
-    let center: Vec<T> = lower
-        .iter()
-        .zip(upper)
-        .map(|(&a, &b)| midpoint(a, b))
-        .collect();
-    let half: Vec<T> = lower
-        .iter()
-        .zip(upper)
-        .map(|(&a, &b)| half_width(a, b))
-        .collect();
+    let (center, half) = center_and_half(lower, upper);
     let (classes, fourth, _) = region_sums(f, &center, &half, rule.generators());
     let e = rule.estimate(&half, &classes, &fourth);
     let axis = choose_axis(&e.fourth_differences, &e.difference_noise, lower, upper);
@@ -542,16 +542,7 @@ fn non_finite<T: Real, F: Integrand, L: RegionList<T>>(
     k: u64,
 ) -> Result<Error> {
     let (lower, upper) = list.bounds(r)?;
-    let center: Vec<T> = lower
-        .iter()
-        .zip(&upper)
-        .map(|(&a, &b)| midpoint(a, b))
-        .collect();
-    let half: Vec<T> = lower
-        .iter()
-        .zip(&upper)
-        .map(|(&a, &b)| half_width(a, b))
-        .collect();
+    let (center, half) = center_and_half(&lower, &upper);
     let rule = CubatureRule::<T>::with_set(list.point_set(), lower.len());
     let mut x = vec![T::zero(); lower.len()];
     rule_point(k, &center, &half, rule.generators(), &mut x);
