@@ -842,11 +842,18 @@ fn gpu_pbcaq_region_profile() {
 
 /// PBCAQ over the CPU's pool against BCAQ on the calling thread (the issue's goal: at least
 /// 0.8 × threads times BCAQ's speed), by region size and thread count: e^(-3x) cos(5πx) over
-/// [0, 20] with the trapezoid–Simpson pair at 1e-9 in f64, the median of three runs each.
-/// Each line: the time, the speedup over BCAQ, its share of the threads, steps, evaluations.
+/// [0, 20] with the trapezoid–Simpson pair at 1e-9, in f64 (an evaluation of about 20 ns, so
+/// each step's fork and join weigh) and in dd (an evaluation about ten times dearer), the
+/// median of three runs each. Each line: the time, the speedup over BCAQ, its share of the
+/// threads, steps, evaluations.
 #[test]
 #[ignore = "timing; cargo test --release --test pbcaq -- --ignored --nocapture scaling"]
 fn pbcaq_cpu_scaling() {
+    scaling::<f64>(&[Some(1 << 11), None, Some(1 << 15)]);
+    scaling::<Dd>(&[None]);
+}
+
+fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
     let case = table2()
         .into_iter()
         .find(|c| c.expression.contains("cos(5*pi*x)") && c.to == "20")
@@ -863,17 +870,17 @@ fn pbcaq_cpu_scaling() {
         .collect();
     counts.dedup();
     let median = |config: &Config, threads: usize| {
-        let mut times: Vec<(f64, Outcome<f64>)> = (0..3)
+        let mut times: Vec<(f64, Outcome<T>)> = (0..3)
             .map(|_| {
                 let start = Instant::now();
-                let out = run::<f64>(&case, config, &options, threads);
+                let out = run::<T>(&case, config, &options, threads);
                 (start.elapsed().as_secs_f64(), out)
             })
             .collect();
         times.sort_by(|a, b| a.0.total_cmp(&b.0));
         times.swap_remove(1)
     };
-    for intervals in [Some(1 << 11), None, Some(1 << 15)] {
+    for &intervals in region_sizes {
         let config = |scheme| Config {
             region_intervals: intervals,
             ..trapezoid_simpson(scheme)
@@ -881,8 +888,9 @@ fn pbcaq_cpu_scaling() {
         let (serial, out) = median(&config(Scheme::Bcaq), 1);
         check(&case, "bcaq", &options, &out);
         let size = intervals.map_or("default".to_string(), |n| n.to_string());
+        let name = T::NAME;
         println!(
-            "SCALING {size:>7} intervals bcaq      1 thread : {:>8.1} ms, {} steps, {} points",
+            "SCALING {name} {size:>7} intervals bcaq      1 thread : {:>8.1} ms, {} steps, {} points",
             serial * 1e3,
             out.levels,
             out.evaluations
@@ -891,8 +899,8 @@ fn pbcaq_cpu_scaling() {
             let (time, other) = median(&config(Scheme::Pbcaq), threads);
             assert_eq!(other.value, out.value, "the pool changed the bits");
             println!(
-                "SCALING {size:>7} intervals pbcaq {threads:>6} threads: {:>8.1} ms, {:>5.1}x \
-                 bcaq, {:>4.0}% of {threads}x",
+                "SCALING {name} {size:>7} intervals pbcaq {threads:>6} threads: {:>8.1} ms, \
+                 {:>5.1}x bcaq, {:>4.0}% of {threads}x",
                 time * 1e3,
                 serial / time,
                 100.0 * serial / time / threads as f64
