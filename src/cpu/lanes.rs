@@ -87,7 +87,7 @@ fn lane_points<X: Real + Columns>(grid: &UniformGrid<X>, start: u64, xs: &mut [X
     let isa = Isa::best();
     let indices: Vec<X> = (start..)
         .take(xs.len())
-        .map(|k| grid.index(k).map_or_else(X::zero, X::from_i64))
+        .map(|k| grid.index(k).map_or_else(X::zero, index_value))
         .collect();
     let mut steps = zeros(xs.len());
     X::mul_cols(
@@ -97,6 +97,16 @@ fn lane_points<X: Real + Columns>(grid: &UniformGrid<X>, start: u64, xs: &mut [X
         Operand::Constant(grid.h),
     );
     X::add_cols(isa, xs, Operand::Constant(grid.a), Operand::Column(&steps));
+}
+
+/// `X::from_i64(i)`. Up to 2^53 an index is a double, and `from_i64`'s value is that double
+/// with zero lower components: `from_f64`'s bits, without `from_i64`'s 128-bit arithmetic.
+fn index_value<X: Real>(i: i64) -> X {
+    if i.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS {
+        X::from_f64(i as f64)
+    } else {
+        X::from_i64(i)
+    }
 }
 
 /// [`chunk_total`] of a full chunk in lanes: the leaves, then the tree a level at a time.
@@ -194,10 +204,12 @@ mod tests {
     }
 
     fn random_grid<X: Real>(rng: &mut StdRng) -> UniformGrid<X> {
+        // Indices below and beyond 2^53, where `index_value` changes its way.
+        let bits = rng.gen_range(1..62);
         UniformGrid {
             a: random(rng),
             h: random::<X>(rng).abs().ldexp(-20),
-            first: rng.gen_range(0..1 << 50),
+            first: rng.gen_range(0..1 << bits),
             stride: rng.gen_range(1..8),
             count: rng.gen_range(0..3 * CHUNK),
         }
