@@ -1,6 +1,7 @@
 //! The CPU backend: integrand batches over fixed-size chunks, rayon for the parallelism, and a
 //! fixed pairwise reduction so that the sum has the same bits for any number of threads.
 
+mod lanes;
 mod reduce;
 
 use std::sync::{Arc, Mutex};

@@ -9,6 +9,7 @@
 use precision::Real;
 use rayon::prelude::*;
 
+use super::lanes;
 use crate::backend::{non_finite, UniformGrid};
 use crate::error::Result;
 use crate::expr::zeros;
@@ -19,7 +20,7 @@ use crate::integrand::Integrand;
 pub(crate) const CHUNK: u64 = 512;
 
 /// Below this many values a chunk sums them in order; above, it halves (pairwise summation).
-const PAIRWISE_LEAF: usize = 8;
+pub(super) const PAIRWISE_LEAF: usize = 8;
 
 /// One sum per grid, in grid order; the first error in grid order wins.
 pub(crate) fn grid_sums<T: Real, F: Integrand>(f: &F, grids: &[UniformGrid<T>]) -> Result<Vec<T>> {
@@ -56,7 +57,8 @@ fn chunk_tree<T: Real, F: Integrand>(
     Ok(left + right?)
 }
 
-/// Evaluates chunk `c` of `grid` in one batch and sums it pairwise.
+/// Evaluates chunk `c` of `grid` in one batch and sums it pairwise (in SIMD lanes for `Dd` and
+/// `Qd`, see [`lanes`]).
 fn chunk_sum<T: Real, F: Integrand>(
     f: &F,
     grid: &UniformGrid<T>,
@@ -64,16 +66,13 @@ fn chunk_sum<T: Real, F: Integrand>(
 ) -> Result<T::Accumulator> {
     let start = c * CHUNK;
     let end = (start + CHUNK).min(grid.count);
-    // Indices fit an i64: the grid was validated before the sum started.
-    let xs: Vec<T> = (start..end)
-        .map(|k| grid.point(k).unwrap_or_else(T::zero))
-        .collect();
+    let xs = lanes::points(grid, start, (end - start) as usize);
     let mut ys = zeros(xs.len());
     f.eval_batch(&[&xs], &mut ys);
     if let Some(i) = ys.iter().position(|y| !y.is_finite()) {
         return Err(non_finite(xs[i], ys[i]));
     }
-    Ok(pairwise(&ys))
+    Ok(lanes::chunk_total(ys))
 }
 
 /// Pairwise (cascade) summation in the accumulator type: rounding grows as log n, not n.

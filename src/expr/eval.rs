@@ -479,10 +479,11 @@ fn run<T: Real>(kind: Kind, d: &mut [T], a: Src<'_, T>, b: Src<'_, T>) {
     }
 }
 
-/// Whether dd and qd arithmetic runs in SIMD lanes: yes unless the environment variable
-/// `HPQUAD_NO_LANES` is set (read once), which runs the scalar loops instead, to measure one
-/// against the other or to rule the lanes out when chasing a discrepancy.
-fn lanes_enabled() -> bool {
+/// Whether dd and qd arithmetic runs in SIMD lanes (the tape here, a uniform sum's points and
+/// chunk sums in `cpu::lanes`): yes unless the environment variable `HPQUAD_NO_LANES` is set
+/// (read once), which runs the scalar loops instead, to measure one against the other or to
+/// rule the lanes out when chasing a discrepancy.
+pub(crate) fn lanes_enabled() -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     *ENABLED.get_or_init(|| std::env::var_os("HPQUAD_NO_LANES").is_none())
 }

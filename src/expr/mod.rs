@@ -46,7 +46,7 @@ mod parser;
 mod tape;
 
 pub use error::ExprError;
-pub(crate) use eval::zeros;
+pub(crate) use eval::{lanes_enabled, zeros};
 pub use tape::{pow_int, Constant, Func, Func2, Op, Slot, Tape};
 
 use precision::Real;
