@@ -343,7 +343,12 @@ mod x86 {
                     std::array::from_fn(|k| c[k])
                 }
                 4 => {
-                    let r = [0, 4, 8, 12].map(|i| self.load(&s[i..i + 4]));
+                    let r = [
+                        self.load(&s[..4]),
+                        self.load(&s[4..8]),
+                        self.load(&s[8..12]),
+                        self.load(&s[12..16]),
+                    ];
                     let c = transpose_4x4(r);
                     std::array::from_fn(|k| c[k])
                 }
@@ -547,7 +552,12 @@ mod x86 {
                         std::array::from_fn(|k| c[k])
                     }
                     4 => {
-                        let r = [0, 8, 16, 24].map(|i| self.load(&s[i..i + 8]));
+                        let r = [
+                            self.load(&s[..8]),
+                            self.load(&s[8..16]),
+                            self.load(&s[16..24]),
+                            self.load(&s[24..32]),
+                        ];
                         let c = transpose_8x4(r);
                         std::array::from_fn(|k| c[k])
                     }
