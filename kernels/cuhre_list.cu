@@ -12,7 +12,8 @@
 //   settle  one thread a region: DCUHRE's check of the two children against their parent, the
 //           floor, finality (device.rs: settle); block sums of values, errors and volumes;
 //   filter  one thread a region: active when splittable and its error exceeds density × volume
-//           (device.rs: is_active); block sums of the finished regions and the active count;
+//           and relative × |its estimate| (device.rs: is_active, PAGANI's relative test with a
+//           share of volume); block sums of the finished regions and the active count;
 //   reduce  one block: the blocks' sums in a fixed order, and the exclusive scan of the active
 //           counts (each block's first child); after the rule, the tolerance's share per unit
 //           of volume, which the filter reads on the device (one copy back a round);
@@ -435,9 +436,10 @@ extern "C" __global__ void HPQ_LIST_SETTLE(const double *__restrict__ lower,
     block_sums(v, e, vol, 0.0, partials);
 }
 
-// One thread a region, the blocks of HPQ_LIST_SETTLE: active[r] = 1 when region r has an axis
-// and its error exceeds density × its volume (the density is *density_at when from_device, the
-// rule's reduction having computed it there). The block's sums are over the finished regions,
+// One thread a region, the blocks of HPQ_LIST_SETTLE: active[r] = 1 when region r has an axis,
+// its error exceeds density × its volume (the density is *density_at when from_device, the
+// rule's reduction having computed it there) and relative × |its estimate| (device.rs:
+// is_active). The block's sums are over the finished regions,
 // or over the active ones with `tally_active` (the retired regions brought back); its count is
 // the active ones.
 extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
@@ -445,6 +447,7 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
                                            const double *__restrict__ value,
                                            const double *__restrict__ settled,
                                            const int *__restrict__ axis, double density,
+                                           double relative,
                                            const double *__restrict__ density_at,
                                            int from_device, int tally_active,
                                            unsigned long long regions,
@@ -459,12 +462,13 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
     double n = 0.0;
     if (r < regions) {
         const double volume = region_volume(lower, upper, r);
-        const bool on = axis[r] >= 0 && settled[r] > density * volume;
+        real_t mine;
+        load(value + r * L, mine);
+        const bool on = axis[r] >= 0 && settled[r] > density * volume &&
+                        settled[r] > relative * magnitude(mine);
         active[r] = on ? 1 : 0;
         if (on) n = 1.0;
         if (on == (tally_active != 0)) {
-            real_t mine;
-            load(value + r * L, mine);
             v = acc_add(v, mine);
             e = dd_make(settled[r], 0.0);
             vol = dd_make(volume, 0.0);
@@ -478,13 +482,13 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
 // *first_bad is reset for the next rule); with `scan`, offsets[b] = the active regions of the
 // blocks before b. With `share`, out[HPQ_PARTIAL + 1] = the tolerance's share per unit of the
 // list's volume (device.rs: the density): tol = max(absolute, relative |retired_value + I|),
-// max(tol - spent, 0) / volume.
+// part * max(tol - spent, 0) / volume.
 extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
                                            unsigned long long blocks, int scan,
                                            unsigned long long *__restrict__ first_bad,
                                            unsigned long long *__restrict__ offsets,
                                            int share, double absolute, double relative,
-                                           double retired_value, double spent,
+                                           double retired_value, double spent, double part,
                                            double *__restrict__ out) {
     __shared__ unsigned long long before[1024];
     const unsigned long long per = (blocks + blockDim.x - 1) / blockDim.x;
@@ -526,7 +530,7 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
             const double integral = retired_value + as_double(rounded(v, real_t()));
             const double tol = fmax(absolute, relative * fabs(integral));
             const double volume = vol.hi + vol.lo;
-            out[HPQ_ACC_LIMBS + 6] = volume > 0.0 ? fmax(tol - spent, 0.0) / volume : 0.0;
+            out[HPQ_ACC_LIMBS + 6] = volume > 0.0 ? part * fmax(tol - spent, 0.0) / volume : 0.0;
         }
     }
     __syncthreads();

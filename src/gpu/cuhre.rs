@@ -18,7 +18,7 @@ use super::error::{alloc, driver, launch as launch_error};
 use super::{function_prelude, splice, Gpu, GpuError, GpuReal, Result, CUHRE_LIST_CU};
 use crate::backend::PointSet;
 use crate::expr::cuda::CudaIntegrand;
-use crate::methods::cuhre::device::{empty, ListSums, Raw, RegionList, Round, Share};
+use crate::methods::cuhre::device::{empty, ListSums, Raw, RegionList, Round, Share, Threshold};
 use crate::methods::cuhre::CubatureRule;
 
 /// The most dimensions of the device list: 2^16 vertices a region, one warp's loop.
@@ -389,27 +389,29 @@ impl<T: Real> GpuList<T> {
             .arg(&share.relative)
             .arg(&share.retired_value)
             .arg(&share.spent)
+            .arg(&share.part)
             .arg(&mut out);
         // SAFETY: HPQ_LIST_REDUCE(const double *partials, u64 blocks, int scan, u64
         // *first_bad, u64 *offsets, int share, double absolute, double relative, double
-        // retired_value, double spent, double *out). The slot was allocated for its capacity,
-        // whose blocks (capacity / 256, rounded up) are at least `blocks`: partials holds
-        // blocks * (acc_limbs + 5) doubles and offsets `blocks` entries; out is a section of
-        // acc_limbs + 7 doubles (the kernel writes its first acc_limbs + 7), first_bad one
-        // u64; the kernel's real_t has `limbs` limbs (names by type).
+        // retired_value, double spent, double part, double *out). The slot was allocated for
+        // its capacity, whose blocks (capacity / 256, rounded up) are at least `blocks`:
+        // partials holds blocks * (acc_limbs + 5) doubles and offsets `blocks` entries; out is
+        // a section of acc_limbs + 7 doubles (the kernel writes its first acc_limbs + 7),
+        // first_bad one u64; the kernel's real_t has `limbs` limbs (names by type).
         unsafe { args.launch(cfg) }
             .map_err(|e| launch_error(&self.kernels.name, self.ordinal, e))?;
         Ok(())
     }
 
-    /// Launches the filter on slot `which` (its first `regions` entries): at `density`, or at
-    /// the density the rule's reduction left in `out` when `from_device`; the block sums over
-    /// the active entries when `tally_active`, else over the finished ones.
+    /// Launches the filter on slot `which` (its first `regions` entries): at `threshold`, or
+    /// at the density the rule's reduction left in `out` when `from_device` (and the
+    /// threshold's relative part); the block sums over the active entries when
+    /// `tally_active`, else over the finished ones.
     fn launch_filter(
         &mut self,
         which: Which,
         regions: u64,
-        density: f64,
+        threshold: Threshold,
         from_device: bool,
         tally_active: bool,
     ) -> Result<()> {
@@ -430,7 +432,8 @@ impl<T: Real> GpuList<T> {
             .arg(&slot.value)
             .arg(&slot.settled)
             .arg(&slot.axis)
-            .arg(&density)
+            .arg(&threshold.density)
+            .arg(&threshold.relative)
             .arg(&density_at)
             .arg(&from_device)
             .arg(&tally_active)
@@ -438,7 +441,7 @@ impl<T: Real> GpuList<T> {
             .arg(&mut slot.active)
             .arg(&mut slot.partials);
         // SAFETY: HPQ_LIST_FILTER(lower, upper, value, settled, const int *axis, double
-        // density, const double *density_at, int from_device, int tally_active, u64 regions,
+        // density, double relative, const double *density_at, int from_device, int tally_active, u64 regions,
         // u8 *active, double *partials): one thread an entry r < regions ≤ the slot's
         // capacity (blocks of 256, `config`), reading within the capacity, writing active[r]
         // and block b's partials (b < regions / 256 rounded up, within the capacity's
@@ -598,7 +601,11 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             .map_err(|e| launch_error(&self.kernels.name, ordinal, e))?;
         let blocks = self.blocks();
         self.launch_reduce(Which::Current, blocks, false, 0, Some(share))?;
-        self.launch_filter(Which::Current, n, 0.0, true, false)?;
+        let threshold = Threshold {
+            density: 0.0,
+            relative: share.per_region,
+        };
+        self.launch_filter(Which::Current, n, threshold, true, false)?;
         self.launch_reduce(Which::Current, blocks, true, 1, None)?;
         let out = self.read()?;
         let (list, finished) = (self.sums(&out, 0), self.sums(&out, 1));
@@ -610,9 +617,9 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         })
     }
 
-    fn filter(&mut self, density: f64) -> crate::error::Result<ListSums<T>> {
+    fn filter(&mut self, threshold: Threshold) -> crate::error::Result<ListSums<T>> {
         let n = self.regions;
-        self.launch_filter(Which::Current, n, density, false, false)?;
+        self.launch_filter(Which::Current, n, threshold, false, false)?;
         self.launch_reduce(Which::Current, self.blocks(), true, 1, None)?;
         let sums = self.sums(&self.read()?, 1);
         self.active = sums.active;
@@ -696,13 +703,13 @@ impl<T: Real> RegionList<T> for GpuList<T> {
         Ok(true)
     }
 
-    fn revive(&mut self, density: f64) -> crate::error::Result<ListSums<T>> {
+    fn revive(&mut self, threshold: Threshold) -> crate::error::Result<ListSums<T>> {
         self.revived = 0;
         if self.kept == 0 {
             return Ok(empty());
         }
         let (n, blocks) = (self.kept, self.kept.div_ceil(LIST_THREADS as u64));
-        self.launch_filter(Which::Retired, n, density, false, true)?;
+        self.launch_filter(Which::Retired, n, threshold, false, true)?;
         self.launch_reduce(Which::Retired, blocks, true, 1, None)?;
         let sums = self.sums(&self.read()?, 1);
         self.revived = sums.active;
@@ -715,7 +722,11 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             return Ok(empty());
         }
         let (n, blocks) = (self.kept, self.kept.div_ceil(LIST_THREADS as u64));
-        self.launch_filter(Which::Retired, n, f64::INFINITY, false, false)?;
+        let none = Threshold {
+            density: f64::INFINITY,
+            relative: 0.0,
+        };
+        self.launch_filter(Which::Retired, n, none, false, false)?;
         self.launch_reduce(Which::Retired, blocks, false, 1, None)?;
         Ok(self.sums(&self.read()?, 1))
     }

@@ -3,9 +3,10 @@
 //! rounds of C-RULE, UPDATE, classification and PARTITION by prefix scan) with the filter of its
 //! successor PAGANI (Sakiotis, Arumugam, Paterno, Ranjan, Terzić and Zubair, "PAGANI: a parallel
 //! adaptive GPU algorithm for numerical integration", SC 2021): every round evaluates the whole
-//! list, retires the regions whose error is within their share of the tolerance (their estimate
-//! and error are accumulated), and splits every other region in two along its axis. The list,
-//! its estimates and its splits stay on the device; a round brings back a few numbers.
+//! list, retires the regions whose error is within τ_rel of their own estimate (PAGANI's test)
+//! or within a small share of the tolerance left for their volume (their estimate and error are
+//! accumulated), and splits every other region in two along its axis. The list, its estimates
+//! and its splits stay on the device; a round brings back a few numbers.
 //!
 //! ```text
 //! L ← the box cut into k^n equal regions (k^n ≤ INITIAL_REGIONS)
@@ -14,15 +15,43 @@
 //!     C-RULE on every region of L; DCUHRE's parent check; floors        (settle)
 //!     I ← I_f + Σ_L I_r;  ε ← ε_f + Σ_L ε_r
 //!     stop if ε ≤ max(τ_abs, τ_rel |I|)                                  (met)
-//!     ρ ← (max(τ_abs, τ_rel |I|) − ε_f) / V(L)      the tolerance left per unit of volume
-//!     region r active ⇔ it can be halved and ε_r > ρ V_r                 (filter)
+//!     ρ ← p (max(τ_abs, τ_rel |I|) − ε_f) / V(L)    a part p of the tolerance left a volume
+//!     region r active ⇔ it can be halved, ε_r > τ_rel |I_r| and ε_r > ρ V_r   (filter)
 //!     if ε_f > 0.75 tol: mark the worst retired regions, ε_f → ≤ 0.5 tol    (revive)
 //!     retire the others: I_f += Σ I_r, ε_f += Σ ε_r (kept in the retired list)
 //!     L ← both halves of each active region, then of each revived one    (split)
 //! ```
 //!
-//! The share ρ is the tolerance still unspent spread over the volume still active (computed on
-//! the device right after the rule, so that a round brings back one copy of a few numbers).
+//! The relative test ε_r ≤ τ_rel |I_r| ([`RELATIVE_PART`]) gives each region the tolerance in
+//! proportion to its part of the integral: for an integrand of one sign the finished errors add
+//! to at most τ_rel |I|, so the test never overspends, and where the integral is concentrated
+//! (the corner peak's, near the origin) the regions there are refined to τ_rel of their own
+//! size and no further. The share of volume alone (the filter before it, ε_r ≤ ρ V_r with all of
+//! the tolerance left) asks the regions at a peak for the average density's accuracy, far more
+//! than their part: on the corner peak in 8 dimensions it cost 1.7·10^9 evaluations to 1e-5 and
+//! 3.2·10^10 to 1e-6 (H100). The share ρ, a part p = [`VOLUME_PART`] of the tolerance still
+//! unspent spread over the volume still active, finishes the regions the relative test cannot
+//! (estimates near 0: a Gaussian's tails, the zero part of the discontinuous integrand, signs
+//! that cancel) while leaving most of the budget to it; computed on the device right after the
+//! rule, so that a round brings back one copy of a few numbers. Host-measured (the CPU
+//! reference list in this module's tests, the rule each integrand gets; evaluations), the
+//! filter of volume alone against this one:
+//!
+//! | case | τ | volume alone | this filter | sequential CUHRE |
+//! |---|---|---|---|---|
+//! | corner peak n=8 | 1e-3 | 7.8·10^7 (13 rounds) | 7.6·10^7 (12) | 3.2·10^6 |
+//! | corner peak n=8 | 1e-4 | 1.5·10^8 (17) | 1.2·10^8 (17) | 3.4·10^7 |
+//! | corner peak n=8 | 1e-5 | 1.7·10^9 (21) | 6.2·10^8 (21) | 3.6·10^8 |
+//! | Gaussian n=6 | 1e-5 | 4.3·10^8 (24) | 3.2·10^8 (18) | |
+//! | Gaussian n=8 | 1e-3 | 5.4·10^8 (22) | 4.1·10^8 (19) | |
+//! | discontinuous n=6 | 1e-4 | 6.5·10^8 (30) | 5.7·10^8 (30) | |
+//! | product peak n=5 | 1e-3 | 9.6·10^7 (14) | 1.3·10^8 (11) | 3.4·10^7 |
+//!
+//! With the relative test alone (p = 0) the corner peak took 6.5·10^8 to 1e-5 but the product
+//! peak 2.6·10^8 to 1e-3; with p = 0.25 the 8-dimensional Gaussian brought back retired regions
+//! (7.6·10^8). The first round is the k^n initial regions whatever the tolerance (7.2·10^7
+//! evaluations for the corner peak): most of the cost at 1e-3.
+//!
 //! Where an early |I| is far above the integral (the Gaussian's peak on the edges of the initial
 //! cells in 8 dimensions), regions are retired at a tolerance the integral does not have; with
 //! retired regions never revisited the run could not converge (H100: the 8-dimensional
@@ -31,11 +60,12 @@
 //! their errors pass 75% of the tolerance the worst of them come back (the largest density at
 //! which the errors left are within 50%, a search of a few filters of the retired list; their
 //! halves join the next list): the global adaptive rule's answer, as PAGANI recomputes with a
-//! stricter threshold. Measured on the H100: the 8-dimensional Gaussian to 1e-3 converges in
-//! 281 ms (4.3 digits). Triggered at 95% (to 75%) it did not converge (the share left to the
-//! list shrinks towards 0 and the list doubles to the cap), though the 6-dimensional Gaussian
-//! brought back fewer regions there (74 ms against 94).
-//! The share of the least integral the errors allow, |I| − ε, was measured too (H100) and is
+//! stricter threshold. Measured on the H100 with the filter of volume alone: the
+//! 8-dimensional Gaussian to 1e-3 converges in 281 ms (4.3 digits). Triggered at 95% (to 75%)
+//! it did not converge (the share left to the list shrinks towards 0 and the list doubles to
+//! the cap), though the 6-dimensional Gaussian brought back fewer regions there (74 ms against
+//! 94). The revival searches the density alone (the largest errors per volume come back). The
+//! share of the least integral the errors allow, |I| − ε, was measured too (H100) and is
 //! worse: while the coarse estimates' errors exceed |I| nothing retires and the list doubles
 //! every round. A retired region that cannot be halved, or that found no room in the retired
 //! list (its memory is bounded too), is retired for good; when those alone pass the tolerance
@@ -104,7 +134,8 @@ pub fn empty<T: Real>() -> ListSums<T> {
 }
 
 /// What the device needs to compute the tolerance's share after the rule: ρ =
-/// max(tol − spent, 0) / V(L) with tol = max(`absolute`, `relative` |`retired_value` + Σ_L I_r|).
+/// `part` max(tol − spent, 0) / V(L) with tol = max(`absolute`, `relative` |`retired_value` +
+/// Σ_L I_r|), and the filter's relative threshold.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Share {
     /// The absolute tolerance.
@@ -115,6 +146,10 @@ pub struct Share {
     pub retired_value: f64,
     /// The retired regions' errors, summed.
     pub spent: f64,
+    /// The part of the tolerance left that the density spreads ([`VOLUME_PART`]).
+    pub part: f64,
+    /// The filter's relative threshold ([`Threshold::relative`]).
+    pub per_region: f64,
 }
 
 /// A round's numbers: the list's sums after the rule, and the filter at the share's density.
@@ -143,17 +178,17 @@ pub trait RegionList<T: Real> {
     /// The rule on every region, then [`settle`] (with the parent check when the list came
     /// from a split), then the filter ([`is_active`]) at the density `share` gives: both sums.
     fn rule(&mut self, share: &Share) -> Result<Round<T>>;
-    /// Marks each region active or finished by [`is_active`] with `density`: the sums over the
+    /// Marks each region active or finished by [`is_active`] at `threshold`: the sums over the
     /// finished regions, and the active count.
-    fn filter(&mut self, density: f64) -> Result<ListSums<T>>;
+    fn filter(&mut self, threshold: Threshold) -> Result<ListSums<T>>;
     /// Makes room for a next list of `regions` regions if it can: the regions the next list
     /// can hold (`regions` or more when there is room).
     fn room(&mut self, regions: u64) -> Result<u64>;
     /// Makes room for `regions` more retired regions if it can: whether they fit.
     fn keep(&mut self, regions: u64) -> Result<bool>;
-    /// Marks the retired regions that [`is_active`] at `density` to be brought back by the
+    /// Marks the retired regions that [`is_active`] at `threshold` to be brought back by the
     /// next split (replacing earlier marks): their sums and count.
-    fn revive(&mut self, density: f64) -> Result<ListSums<T>>;
+    fn revive(&mut self, threshold: Threshold) -> Result<ListSums<T>>;
     /// The sums over the retired list (those brought back gone); clears the marks.
     fn retired(&mut self) -> Result<ListSums<T>>;
     /// Replaces the list with the halves of the regions the last filter marked active, in list
@@ -242,10 +277,27 @@ pub fn settle<T: Real>(pair: &[Raw<T>], parent: Option<T>) -> Vec<(f64, Option<u
         .collect()
 }
 
-/// Whether a region stays in the list: it can be halved and its error exceeds its share
-/// `density` × `volume` of the tolerance left.
-pub fn is_active(error: f64, axis: Option<usize>, volume: f64, density: f64) -> bool {
-    axis.is_some() && error > density * volume
+/// The filter's two thresholds: the tolerance left per unit of volume, and the part of its own
+/// estimate a region's error may be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Threshold {
+    /// The share of the tolerance per unit of volume.
+    pub density: f64,
+    /// The relative error a region may keep (a part of τ_rel).
+    pub relative: f64,
+}
+
+/// Whether a region stays in the list: it can be halved, its error exceeds its share
+/// `density` × `volume` of the tolerance left, and it exceeds `relative` × |its estimate|
+/// (`magnitude`).
+pub fn is_active(
+    error: f64,
+    axis: Option<usize>,
+    magnitude: f64,
+    volume: f64,
+    threshold: Threshold,
+) -> bool {
+    axis.is_some() && error > threshold.density * volume && error > threshold.relative * magnitude
 }
 
 /// The cuts an axis of the initial partition: the largest k with k^n ≤ `most` (at most
@@ -304,13 +356,15 @@ fn fitting_density<T: Real, L: RegionList<T>>(
     from: f64,
     seed: f64,
     target: u64,
+    relative: f64,
 ) -> Result<f64> {
+    let at = |density| Threshold { density, relative };
     let mut low = from;
     let mut high = if from > 0.0 { 2.0 * from } else { seed };
     if !(high > 0.0 && high.is_finite()) {
         high = f64::MIN_POSITIVE;
     }
-    while list.filter(high)?.active > target {
+    while list.filter(at(high))?.active > target {
         low = high;
         high *= 2.0;
         if !high.is_finite() {
@@ -323,7 +377,7 @@ fn fitting_density<T: Real, L: RegionList<T>>(
         } else {
             high / 2.0
         };
-        if list.filter(middle)?.active > target {
+        if list.filter(at(middle))?.active > target {
             low = middle;
         } else {
             high = middle;
@@ -331,6 +385,21 @@ fn fitting_density<T: Real, L: RegionList<T>>(
     }
     Ok(high)
 }
+
+/// The filter's relative threshold, a part of τ_rel: PAGANI's test (Sakiotis et al. 2021,
+/// §4: a region is finished when ε_r ≤ τ_rel |I_r|), which gives each region the tolerance in
+/// proportion to its part of the integral. For an integrand of one sign the finished errors
+/// then add to at most τ_rel |I|; where signs cancel they may pass it, and the revival brings
+/// the worst back.
+pub const RELATIVE_PART: f64 = 1.0;
+
+/// The part of the tolerance left (spread over the active volume) within which a region is
+/// finished whatever its estimate: for the regions whose estimates are too small for the
+/// relative test (a Gaussian's tails) or change sign. Small, so that these regions do not
+/// spend the budget that the relative test relies on: host-measured (the CPU reference list),
+/// 0.25 brought back retired regions on the 8-dimensional Gaussian (7.6·10^8 evaluations
+/// against 4.1·10^8 at 0.1), 1 on every case (the filter of volume alone).
+pub const VOLUME_PART: f64 = 0.1;
 
 /// Retired errors past this part of the tolerance bring the worst retired regions back...
 const REVIVE_AT: f64 = 0.75;
@@ -347,6 +416,11 @@ fn revive<T: Real, L: RegionList<T>>(
     kept: &ListSums<T>,
     target: f64,
 ) -> Result<ListSums<T>> {
+    // The largest errors per volume come back, whatever their part of their estimates.
+    let at = |density| Threshold {
+        density,
+        relative: 0.0,
+    };
     if !(kept.error > 0.0 && kept.volume > 0.0) {
         return Ok(empty());
     }
@@ -354,15 +428,15 @@ fn revive<T: Real, L: RegionList<T>>(
     // [low, high]: enough at low, not at high.
     let start = kept.error / kept.volume;
     let (mut low, mut high);
-    let first = list.revive(start)?;
+    let first = list.revive(at(start))?;
     if enough(&first) {
         low = start;
         high = 4.0 * start;
-        while enough(&list.revive(high)?) {
+        while enough(&list.revive(at(high))?) {
             low = high;
             high *= 4.0;
             if !high.is_finite() {
-                return list.revive(low);
+                return list.revive(at(low));
             }
         }
     } else {
@@ -371,9 +445,9 @@ fn revive<T: Real, L: RegionList<T>>(
         loop {
             if low < start * 1e-30 {
                 // Everything that can be halved.
-                return list.revive(0.0);
+                return list.revive(at(0.0));
             }
-            if enough(&list.revive(low)?) {
+            if enough(&list.revive(at(low))?) {
                 break;
             }
             high = low;
@@ -382,13 +456,13 @@ fn revive<T: Real, L: RegionList<T>>(
     }
     for _ in 0..4 {
         let middle = (low * high).sqrt();
-        if enough(&list.revive(middle)?) {
+        if enough(&list.revive(at(middle))?) {
             low = middle;
         } else {
             high = middle;
         }
     }
-    list.revive(low)
+    list.revive(at(low))
 }
 
 /// Integrates `f` over `region` with the list kept by `list`, to the tolerance of `options`.
@@ -419,6 +493,9 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
     let mut lost_value = T::zero().to_accumulator();
     let mut lost_error = 0.0f64.to_accumulator();
     let relative = options.relative_for::<T>();
+    // The relative part of the filter: a region whose error is within τ_rel of its own
+    // estimate is done.
+    let per_region = RELATIVE_PART * relative;
     let mut phase = first_phase.clone();
     let mut round = 0u32;
     let finish = loop {
@@ -432,6 +509,8 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
             relative,
             retired_value: T::from_accumulator(retired_value).to_f64(),
             spent,
+            part: VOLUME_PART,
+            per_region,
         };
         let sums = list.rule(&share)?;
         outcome.evaluations += regions * points;
@@ -468,8 +547,11 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
                 // tolerance alone.
                 stop = Some(Finish::Exhausted);
             } else if revived.active > 0 {
-                density = (tol - rest).max(0.0) / (sums.list.volume + revived.volume);
-                marked = list.filter(density)?;
+                density = VOLUME_PART * (tol - rest).max(0.0) / (sums.list.volume + revived.volume);
+                marked = list.filter(Threshold {
+                    density,
+                    relative: per_region,
+                })?;
             }
         }
         if stop.is_none() {
@@ -485,12 +567,18 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
                     // and bring back none if those alone would not fit.
                     let mut target = (room / 2).saturating_sub(revived.active);
                     if target == 0 {
-                        revived = list.revive(f64::INFINITY)?;
+                        revived = list.revive(Threshold {
+                            density: f64::INFINITY,
+                            relative: 0.0,
+                        })?;
                         target = room / 2;
                     }
                     let seed = sums.list.error / sums.list.volume;
-                    let raised = fitting_density(list, density, seed, target)?;
-                    marked = list.filter(raised)?;
+                    let raised = fitting_density(list, density, seed, target, per_region)?;
+                    marked = list.filter(Threshold {
+                        density: raised,
+                        relative: per_region,
+                    })?;
                     phase = second_phase.clone();
                     if marked.active + revived.active == 0 {
                         stop = Some(Finish::Exhausted);
@@ -569,7 +657,7 @@ mod tests {
     /// A retired entry: corners, value, settled error, axis, marked to come back.
     type Retired = (Vec<f64>, Vec<f64>, f64, f64, Option<usize>, bool);
 
-    struct HostList<'a, F> {
+    pub(super) struct HostList<'a, F> {
         f: &'a F,
         rule: CubatureRule<f64>,
         dims: usize,
@@ -586,11 +674,11 @@ mod tests {
         /// The most entries the retired list may hold.
         retired_capacity: usize,
         /// The retired regions brought back so far.
-        revived: usize,
+        pub(super) revived: usize,
     }
 
     impl<'a, F: Integrand> HostList<'a, F> {
-        fn new(f: &'a F, dims: usize, capacity: u64, set: PointSet) -> Self {
+        pub(super) fn new(f: &'a F, dims: usize, capacity: u64, set: PointSet) -> Self {
             HostList {
                 f,
                 rule: CubatureRule::with_set(set, dims),
@@ -669,23 +757,27 @@ mod tests {
             let tol = share
                 .absolute
                 .max(share.relative * (share.retired_value + value).abs());
-            let density = (tol - share.spent).max(0.0) / volume;
-            let finished = self.filter(density)?;
+            let density = share.part * (tol - share.spent).max(0.0) / volume;
+            let finished = self.filter(Threshold {
+                density,
+                relative: share.per_region,
+            })?;
             Ok(Round {
                 list,
                 finished,
                 density,
             })
         }
-        fn filter(&mut self, density: f64) -> Result<ListSums<f64>> {
+        fn filter(&mut self, threshold: Threshold) -> Result<ListSums<f64>> {
             let mut out = sums(0.0, 0.0, 0.0, 0);
             self.active = (0..self.regions() as usize)
                 .map(|r| {
                     is_active(
                         self.settled[r].0,
                         self.settled[r].1,
+                        self.raw[r].value.abs(),
                         self.volume(r),
-                        density,
+                        threshold,
                     )
                 })
                 .collect();
@@ -706,11 +798,11 @@ mod tests {
         fn keep(&mut self, regions: u64) -> Result<bool> {
             Ok(self.retired.len() + regions as usize <= self.retired_capacity)
         }
-        fn revive(&mut self, density: f64) -> Result<ListSums<f64>> {
+        fn revive(&mut self, threshold: Threshold) -> Result<ListSums<f64>> {
             let mut out = sums(0.0, 0.0, 0.0, 0);
             for entry in self.retired.iter_mut() {
                 let volume: f64 = entry.0.iter().zip(&entry.1).map(|(a, b)| b - a).product();
-                entry.5 = is_active(entry.3, entry.4, volume, density);
+                entry.5 = is_active(entry.3, entry.4, entry.2.abs(), volume, threshold);
                 if entry.5 {
                     out.active += 1;
                     out.value += entry.2.to_accumulator();
@@ -847,9 +939,14 @@ mod tests {
             None,
         );
         assert_eq!(out, vec![(1e-18, None)]);
-        assert!(is_active(2.0, Some(0), 1.0, 1.5));
-        assert!(!is_active(1.0, Some(0), 1.0, 1.5));
-        assert!(!is_active(9.0, None, 1.0, 1.5));
+        let at = |density, relative| Threshold { density, relative };
+        assert!(is_active(2.0, Some(0), 1.0, 1.0, at(1.5, 0.0)));
+        assert!(!is_active(1.0, Some(0), 1.0, 1.0, at(1.5, 0.0)));
+        assert!(!is_active(9.0, None, 1.0, 1.0, at(1.5, 0.0)));
+        // Within τ_rel of its estimate: done, whatever its share of volume.
+        assert!(!is_active(2.0, Some(0), 4.0, 1.0, at(0.0, 0.5)));
+        assert!(is_active(2.0, Some(0), 3.0, 1.0, at(0.0, 0.5)));
+        assert!(!is_active(2.0, Some(0), 3.0, 1.0, at(2.0, 0.5)));
     }
 
     #[test]
@@ -939,5 +1036,156 @@ mod tests {
         let err = (out.value - exact).abs();
         assert!(out.converged && err <= out.error, "{err:e} {:e}", out.error);
         assert!(out.error <= 1e-6 * exact);
+    }
+}
+
+#[cfg(test)]
+mod pagani_cases {
+    //! The issue's cases on the CPU reference list ([`super::tests`]'s `HostList`): Genz
+    //! integrands over [0, 1]^n against closed forms (the corner peak's by inclusion–exclusion
+    //! in MPFR), to study the filter's evaluations without a device.
+    use super::tests::HostList;
+    use super::*;
+    use crate::expr::Expr;
+    use crate::methods::cuhre::{choose_rule, RuleChoice};
+    use rug::Float;
+
+    fn sum_terms(n: usize, term: impl Fn(usize) -> String) -> String {
+        (0..n).map(term).collect::<Vec<_>>().join(" + ")
+    }
+
+    /// Genz's corner peak (1 + Σ i x_i)^(-n-1) over [0, 1]^n: its expression and integral
+    /// Σ_v (-1)^|v| / (1 + Σ_{i∈v} i) / (n! Π i), v over the vertices, in MPFR (256 bits:
+    /// the sum cancels 8 digits at n = 8).
+    fn corner_peak(n: usize) -> (String, f64) {
+        let mut sum = Float::with_val(256, 0);
+        for v in 0..1u32 << n {
+            let s: u32 = (0..n as u32)
+                .filter(|k| v >> k & 1 == 1)
+                .map(|k| k + 1)
+                .sum();
+            let term = Float::with_val(256, Float::with_val(256, 1 + s).recip());
+            if v.count_ones() % 2 == 0 {
+                sum += term;
+            } else {
+                sum -= term;
+            }
+        }
+        let factorial: u64 = (1..=n as u64).product();
+        let exact = sum / Float::with_val(256, factorial) / Float::with_val(256, factorial);
+        let source = format!(
+            "(1 + {})^(-{})",
+            sum_terms(n, |i| format!("{}*x{}", i + 1, i + 1)),
+            n + 1
+        );
+        (source, exact.to_f64())
+    }
+
+    /// The driver on the CPU list with the rule the integrand gets: the outcome and the
+    /// retired regions brought back.
+    fn on_host(source: &str, n: usize, tol: f64) -> (Outcome<f64>, usize) {
+        let f = Expr::parse(source, n).unwrap();
+        let set = choose_rule(&f, n, RuleChoice::Auto).unwrap().set;
+        let mut list = HostList::new(&f, n, u64::MAX, set);
+        let unit = Hyperbox::new(vec![0.0; n], vec![1.0; n]).unwrap();
+        let options = Options {
+            relative: Some(tol),
+            max_evaluations: 1 << 32,
+            ..Options::default()
+        };
+        let out = run(&f, &mut list, &unit, &options).unwrap();
+        (out, list.revived)
+    }
+
+    /// Honest, and within the tolerance when converged; the counts printed.
+    fn check(name: &str, out: &Outcome<f64>, revived: usize, exact: f64, tol: f64) {
+        let err = (out.value - exact).abs();
+        println!(
+            "{name} τ {tol:e}: {} evaluations, {} rounds, {revived} brought back, converged \
+             {}, true error {:.3} τ|I|, estimate {:.3} τ|I|",
+            out.evaluations,
+            out.levels,
+            out.converged,
+            err / (tol * exact.abs()),
+            out.error / (tol * exact.abs())
+        );
+        assert!(err <= out.error, "{name}: {err:e} above {:e}", out.error);
+        assert!(!out.converged || out.error <= tol * exact.abs(), "{name}");
+    }
+
+    /// The relative test spends each region's share of τ_rel |I| where it is: the corner peak,
+    /// whose integral sits near the origin, converges with its true error within the
+    /// tolerance, and with no retired region brought back (its finished errors add to at
+    /// most τ_rel |I|, the integrand having one sign).
+    #[test]
+    fn the_corner_peak_converges_within_the_tolerance() {
+        for (n, tol) in [(5, 1e-6), (8, 1e-4)] {
+            let (source, exact) = corner_peak(n);
+            let (out, revived) = on_host(&source, n, tol);
+            check(&format!("corner peak n={n}"), &out, revived, exact, tol);
+            assert!(out.converged, "n = {n}: {out:?}");
+            assert!((out.value - exact).abs() <= tol * exact);
+            assert_eq!(revived, 0, "n = {n}");
+        }
+    }
+
+    /// The issue's other cases at tolerances the CPU reaches in seconds to a minute each
+    /// (ignored: minutes in all): honest and within the tolerance; the counts printed for the
+    /// module doc's table.
+    #[test]
+    #[ignore = "minutes on two cores; prints the host counts"]
+    fn the_pagani_cases_on_the_host_list() {
+        let (corner, corner_exact) = corner_peak(8);
+        let gaussian = |n: usize| {
+            format!(
+                "exp(-625*({}))",
+                sum_terms(n, |i| format!("(x{} - 0.5)^2", i + 1))
+            )
+        };
+        // Per axis √π/25 erf(12.5), erf(12.5) = 1 in f64.
+        let g = std::f64::consts::PI.sqrt() / 25.0;
+        let discontinuous = format!(
+            "exp({}) * {}",
+            sum_terms(6, |i| format!("{}*x{}", i + 5, i + 1)),
+            (0..6)
+                .map(|i| format!("(1 + floor(0.{} - x{}))", 4 + i, i + 1))
+                .collect::<Vec<_>>()
+                .join(" * ")
+        );
+        let discontinuous_exact: f64 = (1..=6)
+            .map(|i| {
+                let a = (i + 4) as f64;
+                (a * (3 + i) as f64 / 10.0).exp_m1() / a
+            })
+            .product();
+        let product_peak = (0..5)
+            .map(|i| format!("1/(0.0004 + (x{} - 0.5)^2)", i + 1))
+            .collect::<Vec<_>>()
+            .join(" * ");
+        let cases = [
+            ("corner peak n=8", 8, corner.clone(), corner_exact, 1e-3),
+            ("corner peak n=8", 8, corner, corner_exact, 1e-5),
+            ("gaussian n=6", 6, gaussian(6), g.powi(6), 1e-5),
+            ("gaussian n=8", 8, gaussian(8), g.powi(8), 1e-3),
+            (
+                "discontinuous n=6",
+                6,
+                discontinuous,
+                discontinuous_exact,
+                1e-4,
+            ),
+            (
+                "product peak n=5",
+                5,
+                product_peak,
+                (100.0 * 25f64.atan()).powi(5),
+                1e-3,
+            ),
+        ];
+        for (name, n, source, exact, tol) in cases {
+            let (out, revived) = on_host(&source, n, tol);
+            check(name, &out, revived, exact, tol);
+            assert!(out.converged, "{name}");
+        }
     }
 }
