@@ -24,6 +24,13 @@ number of results of a pass, in ns.
           x = A_0: x + B_i, x * M_i, M_i / x for the arithmetic, and f(A_i + 2^-10 x) for every
           function f (pow: (A_i + 2^-10 x)^(B_i)), so that a function's scalar time includes one
           addition of the same library (and an exact scaling by 2^-10)
+
+hpquad's array form is timed twice: as the loop out[i] = f(a[i]) over Dd / Qd (the libraries
+"hpquad Dd LABEL", "hpquad Qd LABEL"), and through its SIMD lanes, the column operations of
+precision::lanes (Columns::add_cols, exp_cols...) on the widest instruction set of the CPU,
+chosen at run time ("hpquad Dd lanes LABEL", "hpquad Qd lanes LABEL"; every operation but atan,
+which has no column operation). The lanes are the column the SIMD goals of issue 16 are
+measured on.
 """
 
 import argparse
@@ -61,6 +68,11 @@ QD_COLUMNS = [
     ("Arb 212", "Arb 212"),
     ("MPFR 212", "MPFR 212"),
 ]
+# hpquad's SIMD lanes (the array form only), from the native build; the default build's lanes are
+# timed and checked too, and stand in results.json.
+DD_LANES = ("hpquad Dd lanes native", "hpquad Dd lanes")
+QD_LANES = ("hpquad Qd lanes native", "hpquad Qd lanes")
+QD_LIBS = {c for c, _ in QD_COLUMNS} | {"hpquad Qd lanes native", "hpquad Qd lanes default"}
 BEGIN, END = "<!-- arith-compare:begin -->", "<!-- arith-compare:end -->"
 
 
@@ -150,7 +162,7 @@ def agreement(med):
     inputs. Returns the disagreements as text."""
     problems = []
     for (lib, op, form), (_, _, _, _, value) in sorted(med.items()):
-        ref_lib = "hpquad Qd native" if lib in [c for c, _ in QD_COLUMNS] else "hpquad Dd native"
+        ref_lib = "hpquad Qd native" if lib in QD_LIBS else "hpquad Dd native"
         ref = med.get((ref_lib, op, form))
         if ref is None:
             continue
@@ -166,22 +178,34 @@ def fmt(x):
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
-def table(med, columns, form, hp, ratios):
-    """One Markdown table: ns per result for each column, then the ratios other / hpquad."""
-    head = [h for _, h in columns] + [f"{h} / {hp.split()[1]}" for _, h in ratios]
+def table(med, columns, form, ratios):
+    """One Markdown table: ns per result for each column (lib, heading), then the ratios
+    (lib, over_lib, heading): lib's time over over_lib's."""
+    head = [h for _, h in columns] + [h for _, _, h in ratios]
     lines = ["| op | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
-    hp_lib = columns[0][0]
     for op in OPS:
         cells = []
         for lib, _ in columns:
             m = med.get((lib, op, form))
             cells.append(fmt(m[0]) if m else "–")
-        h = med.get((hp_lib, op, form))
-        for lib, _ in ratios:
-            m = med.get((lib, op, form))
+        for lib, over, _ in ratios:
+            m, h = med.get((lib, op, form)), med.get((over, op, form))
             cells.append(f"{m[0] / h[0]:.2f}" if m and h else "–")
         lines.append(f"| {op} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def tables(med, columns, lanes, form):
+    """The table of one precision and form: hpquad (and in the array form its lanes) against the
+    other libraries, with the ratios other / hpquad (and Arb / lanes, MPFR / lanes)."""
+    hp_lib, hp = columns[0][0], columns[0][1].split()[1]
+    others = columns[2:]
+    ratios = [(lib, hp_lib, f"{h} / {hp}") for lib, h in others]
+    if form == "array":
+        columns = [columns[0], lanes] + columns[1:]
+        ratios += [(lib, lanes[0], f"{h} / {hp} lanes") for lib, h in others
+                   if lib.startswith(("Arb", "MPFR"))]
+    return table(med, columns, form, ratios)
 
 
 def goals(med, stat=0):
@@ -224,6 +248,20 @@ def goals(med, stat=0):
         p, e, l = (ns("hpquad Dd native", f, form) for f in ["pow", "exp", "log"])
         line(f"Dd powf (non-integer exponent) at most 1.5× (Dd exp + Dd ln): "
              f"{fmt(p)} ns against {fmt(e)} + {fmt(l)} ns, {p / (e + l):.2f}×", p <= 1.5 * (e + l))
+
+    out.append("\nSIMD lanes (array form, the lanes column):\n")
+    for what, lanes_lib, other, ops, factor in [
+            ("Qd exp, log, sin, cos", QD_LANES[0], "Arb 212", ["exp", "log", "sin", "cos"], 3),
+            ("Qd add and mul", QD_LANES[0], "MPFR 212", ["add", "mul"], 4),
+            ("Dd exp, log, sin, cos", DD_LANES[0], "Arb 106", ["exp", "log", "sin", "cos"], 5)]:
+        ratios = {op: ns(other, op) / ns(lanes_lib, op) for op in ops}
+        # A missing time is NaN: the comparison fails, so a missing row is never "met".
+        fails = [op for op in ops if not ratios[op] >= factor]
+        lib, bits = other.split()
+        line(f"{what} at least {factor}× faster than {lib} at {bits} bits ({lib} time / "
+             f"{lanes_lib.split()[1]} lanes time: "
+             + ", ".join(f"{op} {r:.2f}×" for op, r in ratios.items())
+             + (f"; below {factor}×: {', '.join(fails)}" if fails else "") + ")", not fails)
     return "\n".join(out), verdicts
 
 
@@ -275,17 +313,22 @@ def report(rounds_path, out_dir, readme):
         "numbers); **scalar**: the latency of one dependent chain of 1024 steps (x + y_i, x · m_i, "
         "m_i / x with m_i in [2/3, 3/2]; f(a_i + 2^-10 x) for every function f, so a function's "
         "scalar time includes one addition of the same library). ns per result, smaller is "
-        "faster; the ratio columns are the other library's time over hpquad's (above 1: "
-        "hpquad is faster).")
-    md = [header, "", build, "", forms, ""]
+        "faster; the ratio columns are the other library's time over hpquad's, or over hpquad "
+        "lanes' where the heading says lanes (above 1: hpquad is faster).")
+    isas = sorted({r["isa"] for r in rows if "isa" in r})
+    lanes = (
+        "hpquad lanes (array form only): the same arrays through hpquad's SIMD lanes, the column "
+        "operations of `precision::lanes` (`Columns::add_cols`, `exp_cols`, ...), on the widest "
+        "instruction set of the CPU, chosen at run time (here "
+        f"{', '.join(isas) or 'none recorded'}), native build; atan has no column operation "
+        "(–). The default build's lanes are timed too (results.json).")
+    md = [header, "", build, "", lanes, "", forms, ""]
     for form in ["array", "scalar"]:
         md.append(f"**{form.capitalize()}, 106 bits** (ns per result):\n")
-        md.append(table(med, DD_COLUMNS, form, "hpquad Dd",
-                        [c for c in DD_COLUMNS[2:]]))
+        md.append(tables(med, DD_COLUMNS, DD_LANES, form))
         md.append("")
         md.append(f"**{form.capitalize()}, 212 bits** (ns per result):\n")
-        md.append(table(med, QD_COLUMNS, form, "hpquad Qd",
-                        [c for c in QD_COLUMNS[2:]]))
+        md.append(tables(med, QD_COLUMNS, QD_LANES, form))
         md.append("")
     md.append("Against the goals of issue 16 (hpquad native build):")
     text_median, verdicts_median = goals(med)

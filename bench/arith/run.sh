@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The arithmetic comparison: hpquad's Dd and Qd against QD (dd_real, qd_real, in its default and
-# its IEEE configuration), Arb and MPFR at 106 and 212 bits, on the same inputs, timed the same
-# way, in one run; writes the speed tables of precision/README.md.
+# The arithmetic comparison: hpquad's Dd and Qd (scalar code, and the array form once more through
+# the SIMD lanes of precision::lanes) against QD (dd_real, qd_real, in its default and its IEEE
+# configuration), Arb and MPFR at 106 and 212 bits, on the same inputs, timed the same way, in one
+# run; writes the speed tables of precision/README.md.
 #
 #   bench/arith/run.sh                  everything: install, build, the rounds, the report
 #   bench/arith/run.sh --only report    the report from the rounds already in results/
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=$2; shift 2 ;;
         --reps) reps=$2; shift 2 ;;
         --no-readme) readme=""; shift ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done

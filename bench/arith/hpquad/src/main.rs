@@ -3,7 +3,8 @@
 //! MPFR, one JSON line per library, operation and form.
 //!
 //! Usage: `arith-compare INPUTS REPS LABEL`; the libraries print as `hpquad Dd LABEL` and
-//! `hpquad Qd LABEL` (run.sh passes `native` or `default`, after the build).
+//! `hpquad Qd LABEL` (run.sh passes `native` or `default`, after the build), and the array form
+//! through the SIMD lanes as `hpquad Dd lanes LABEL` and `hpquad Qd lanes LABEL`.
 //!
 //! The forms (the definitions of `compare_arith.py`, whose docstring is the reference):
 //! - array: independent results into an output array; `x + y`, `x * y`, `x / y` and
@@ -11,11 +12,18 @@
 //! - scalar: one dependent chain from `x = A_0`: `x + B_i`, `x * M_i`, `M_i / x`, and
 //!   `f(A_i + 2^-10 x)` for the functions (`pow`: `(A_i + 2^-10 x)^(B_i)`).
 //!
+//! The lanes libraries time the array form once more through `precision::lanes` (the column
+//! operations `Columns::add_cols`, `exp_cols`... on [`Isa::best`], the widest instruction set
+//! of the CPU, chosen at run time): the same inputs, the same outputs, the same checksum, for
+//! every operation the lanes have (all but atan). Their lines carry the instruction set as
+//! `"isa"`.
+//!
 //! Each time is the best of REPS passes after one untimed pass, divided by the number of
 //! results of a pass. The value printed with it (the sum of the output array's leading
 //! components, or the chain's last leading component) lets the report check that every
 //! library computed the same thing.
 
+use precision::lanes::{Columns, Isa, Operand};
 use precision::{Dd, Qd, Real};
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -82,15 +90,17 @@ fn best_ns(reps: usize, results: usize, mut pass: impl FnMut()) -> f64 {
     best * 1e9 / results as f64
 }
 
-fn print(lib: &str, op: &str, form: &str, ns: f64, value: f64) {
+/// One JSON line; `isa`, where given, is the lanes' instruction set.
+fn print(lib: &str, op: &str, form: &str, ns: f64, value: f64, isa: Option<Isa>) {
     // JSON has no infinities; a non-finite value fails the report's agreement check either way.
     let value = if value.is_finite() {
         format!("{value:e}")
     } else {
         "NaN".to_string()
     };
+    let isa = isa.map_or(String::new(), |isa| format!(",\"isa\":\"{isa:?}\""));
     println!(
-        "{{\"lib\":\"{lib}\",\"op\":\"{op}\",\"form\":\"{form}\",\"ns\":{ns:.4},\"value\":{value}}}"
+        "{{\"lib\":\"{lib}\",\"op\":\"{op}\",\"form\":\"{form}\",\"ns\":{ns:.4},\"value\":{value}{isa}}}"
     );
 }
 
@@ -128,6 +138,32 @@ fn array_binary<T: Real>(reps: usize, a: &[T], b: &[T], f: impl Fn(T, T) -> T) -
     (ns, out.iter().map(|&x| lead(x)).sum())
 }
 
+/// Times the column operation `cols(out, args)` (the lanes' `out[i] = f(args[i])`); returns
+/// ns per result and the checksum.
+fn lanes_unary<T: Real>(reps: usize, args: &[T], cols: impl Fn(&mut [T], &[T])) -> (f64, f64) {
+    let mut out = vec![T::zero(); args.len()];
+    let ns = best_ns(reps, args.len(), || {
+        cols(black_box(&mut out), black_box(args));
+    });
+    (ns, out.iter().map(|&x| lead(x)).sum())
+}
+
+/// Times the column operation `cols(out, a, b)` (the lanes' `out[i] = f(a[i], b[i])`); returns
+/// ns per result and the checksum.
+fn lanes_binary<T: Real>(
+    reps: usize,
+    a: &[T],
+    b: &[T],
+    cols: impl Fn(&mut [T], Operand<'_, T>, Operand<'_, T>),
+) -> (f64, f64) {
+    let mut out = vec![T::zero(); a.len()];
+    let ns = best_ns(reps, a.len(), || {
+        let (x, y) = (Operand::Column(black_box(a)), Operand::Column(black_box(b)));
+        cols(black_box(&mut out), x, y);
+    });
+    (ns, out.iter().map(|&x| lead(x)).sum())
+}
+
 /// Times the chain `x = step(x, y[i])` from `x = start`; returns ns per step and the last x.
 fn chain<T: Real>(reps: usize, start: T, y: &[T], step: impl Fn(T, T) -> T) -> (f64, f64) {
     let mut last = start;
@@ -141,8 +177,38 @@ fn chain<T: Real>(reps: usize, start: T, y: &[T], step: impl Fn(T, T) -> T) -> (
     (ns, lead(last))
 }
 
-/// Every operation in both forms for one type.
-fn run<T: Real>(lib: &str, inputs: &Inputs, reps: usize) {
+/// The array form through the lanes of `isa`, for the operations the lanes have (`None` for
+/// atan, which has no column operation).
+fn lanes<T: Real + Columns>(
+    op: &str,
+    isa: Isa,
+    reps: usize,
+    (a, b, ab): (&[T], &[T], &[T]),
+) -> Option<(f64, f64)> {
+    let binary = |cols: fn(Isa, &mut [T], Operand<'_, T>, Operand<'_, T>)| {
+        Some(lanes_binary(reps, a, b, |o, x, y| cols(isa, o, x, y)))
+    };
+    let unary = |cols: fn(Isa, &mut [T], &[T])| Some(lanes_unary(reps, ab, |o, x| cols(isa, o, x)));
+    match op {
+        "add" => binary(T::add_cols),
+        "mul" => binary(T::mul_cols),
+        "div" => binary(T::div_cols),
+        "pow" => binary(T::powf_cols),
+        "sqrt" => unary(T::sqrt_cols),
+        "exp" => unary(T::exp_cols),
+        "log" => unary(T::ln_cols),
+        "sin" => unary(T::sin_cols),
+        "cos" => unary(T::cos_cols),
+        "sinh" => unary(T::sinh_cols),
+        "cosh" => unary(T::cosh_cols),
+        "atan" => None,
+        _ => unreachable!("OPS lists only these"),
+    }
+}
+
+/// Every operation in both forms for one type, and the array form through the lanes as the
+/// library `lanes_lib`.
+fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usize) {
     let load = |k: usize| -> Vec<T> { inputs.sets[k].iter().map(|c| T::from_limbs(c)).collect() };
     let (a, b, m) = (load(0), load(1), load(2));
     let ab: Vec<T> = a.iter().chain(&b).copied().collect();
@@ -197,8 +263,12 @@ fn run<T: Real>(lib: &str, inputs: &Inputs, reps: usize) {
             "cosh" => unary!(T::cosh),
             _ => unreachable!("OPS lists only these"),
         };
-        print(lib, op, "array", array.0, array.1);
-        print(lib, op, "scalar", scalar.0, scalar.1);
+        print(lib, op, "array", array.0, array.1, None);
+        print(lib, op, "scalar", scalar.0, scalar.1, None);
+        let isa = Isa::best();
+        if let Some((ns, value)) = lanes(op, isa, reps, (&a, &b, &ab)) {
+            print(lanes_lib, op, "array", ns, value, Some(isa));
+        }
     }
 }
 
@@ -222,7 +292,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    run::<Dd>(&format!("hpquad Dd {}", args[3]), &inputs, reps);
-    run::<Qd>(&format!("hpquad Qd {}", args[3]), &inputs, reps);
+    let label = &args[3];
+    let (dd, dd_lanes) = (
+        format!("hpquad Dd {label}"),
+        format!("hpquad Dd lanes {label}"),
+    );
+    let (qd, qd_lanes) = (
+        format!("hpquad Qd {label}"),
+        format!("hpquad Qd lanes {label}"),
+    );
+    run::<Dd>(&dd, &dd_lanes, &inputs, reps);
+    run::<Qd>(&qd, &qd_lanes, &inputs, reps);
     ExitCode::SUCCESS
 }
