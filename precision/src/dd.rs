@@ -442,6 +442,11 @@ impl From<f32> for Dd {
 impl From<i64> for Dd {
     /// Exact: the top 53 bits and the remainder are each a double.
     fn from(x: i64) -> Dd {
+        if x.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS {
+            // A double already, the remainder +0: skip the 128-bit arithmetic (uniform grids
+            // convert an index a point).
+            return Dd::new(x as f64, 0.0);
+        }
         let hi = x as f64;
         // `hi` rounds x to 53 bits; the remainder fits in 53 bits and converts exactly.
         let rest = (x as i128 - hi as i128) as f64;

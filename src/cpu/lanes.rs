@@ -87,7 +87,7 @@ fn lane_points<X: Real + Columns>(grid: &UniformGrid<X>, start: u64, xs: &mut [X
     let isa = Isa::best();
     let indices: Vec<X> = (start..)
         .take(xs.len())
-        .map(|k| grid.index(k).map_or_else(X::zero, index_value))
+        .map(|k| grid.index(k).map_or_else(X::zero, X::from_i64))
         .collect();
     let mut steps = zeros(xs.len());
     X::mul_cols(
@@ -97,16 +97,6 @@ fn lane_points<X: Real + Columns>(grid: &UniformGrid<X>, start: u64, xs: &mut [X
         Operand::Constant(grid.h),
     );
     X::add_cols(isa, xs, Operand::Constant(grid.a), Operand::Column(&steps));
-}
-
-/// `X::from_i64(i)`. Up to 2^53 an index is a double, and `from_i64`'s value is that double
-/// with zero lower components: `from_f64`'s bits, without `from_i64`'s 128-bit arithmetic.
-fn index_value<X: Real>(i: i64) -> X {
-    if i.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS {
-        X::from_f64(i as f64)
-    } else {
-        X::from_i64(i)
-    }
 }
 
 /// [`chunk_total`] of a full chunk in lanes: the leaves, then the tree a level at a time.
@@ -204,7 +194,7 @@ mod tests {
     }
 
     fn random_grid<X: Real>(rng: &mut StdRng) -> UniformGrid<X> {
-        // Indices below and beyond 2^53, where `index_value` changes its way.
+        // Indices below and beyond 2^53, where `from_i64` changes its way.
         let bits = rng.gen_range(1..62);
         UniformGrid {
             a: random(rng),
