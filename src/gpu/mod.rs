@@ -305,13 +305,15 @@ impl Gpu {
                 real::to_limb_major(&coordinate, out);
             }
         }
-        launch::evaluate(
-            &self.stream,
-            &kernel,
-            &mut staging.device,
-            host_points,
-            host_values,
-        )?;
+        trace::time("point-list launch and copies", || {
+            launch::evaluate(
+                &self.stream,
+                &kernel,
+                &mut staging.device,
+                host_points,
+                host_values,
+            )
+        })?;
         Ok(real::from_limb_major(host_values, n))
     }
 
