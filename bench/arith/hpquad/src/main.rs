@@ -210,13 +210,7 @@ fn lanes<T: Real + Columns>(
 
 /// Every operation in both forms for one type, and the array form through the lanes as the
 /// library `lanes_lib`.
-fn run<T: Real + Columns>(
-    lib: &str,
-    lanes_lib: &str,
-    inputs: &Inputs,
-    reps: usize,
-    ops: &[&str],
-) {
+fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usize, ops: &[&str]) {
     let load = |k: usize| -> Vec<T> { inputs.sets[k].iter().map(|c| T::from_limbs(c)).collect() };
     let (a, b, m) = (load(0), load(1), load(2));
     let ab: Vec<T> = a.iter().chain(&b).copied().collect();
@@ -291,7 +285,10 @@ fn main() -> ExitCode {
         Some(list) => list.split(',').collect(),
     };
     if let Some(op) = ops.iter().find(|op| !OPS.contains(op)) {
-        eprintln!("unknown operation {op:?} in OPS (the operations: {})", OPS.join(","));
+        eprintln!(
+            "unknown operation {op:?} in OPS (the operations: {})",
+            OPS.join(",")
+        );
         return ExitCode::from(2);
     }
     let inputs = match Inputs::read(&args[1]) {
