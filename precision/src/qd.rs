@@ -510,10 +510,41 @@ fn sqrt_residual(a: [f64; 4], s: (f64, f64)) -> (f64, f64) {
 /// callers pass the rounded sum or product of the leading components first).
 #[inline]
 pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
-    if !c[0].is_finite() {
-        return Qd::from_f64(c[0]);
-    }
     let lead = c[0];
+    let c = match bottom_up(c) {
+        Ok(c) => c,
+        Err(special) => return special,
+    };
+    // The common case first, as straight-line code: the first three FastTwoSums of the
+    // top-down pass leave nonzero errors, so each writes its sum and no zero is skipped (and
+    // the sum is not zero). The general pass computes the same here, but as a loop whose
+    // writes at a running index went through the stack (four 8-byte stores read back as one
+    // 32-byte load, which stalls store-to-load forwarding), and whose result waited for the
+    // whole pass.
+    let (h1, l1) = quick_two_sum(c[0], c[1]);
+    if l1 != 0.0 {
+        let (h2, l2) = quick_two_sum(l1, c[2]);
+        if l2 != 0.0 {
+            let (h3, l3) = quick_two_sum(l2, c[3]);
+            if l3 != 0.0 {
+                let mut s = l3;
+                for &ci in &c[4..] {
+                    s += ci;
+                }
+                return Qd([h1, h2, h3, s]);
+            }
+        }
+    }
+    top_down_skipping_zeros(c, lead)
+}
+
+/// `renormalise`'s bottom-up pass, or its result where the leading input or the leading sum
+/// is not finite.
+#[inline(always)]
+fn bottom_up<const N: usize>(c: [f64; N]) -> Result<[f64; N], Qd> {
+    if !c[0].is_finite() {
+        return Err(Qd::from_f64(c[0]));
+    }
     let mut c = c;
     let mut s = c[N - 1];
     for i in (0..N - 1).rev() {
@@ -524,10 +555,17 @@ pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
     if !s.is_finite() {
         // The leading sum rounded past the largest double: a genuine overflow, returned as
         // ±inf rather than left for the next pass to turn into inf - inf = NaN.
-        return Qd::from_f64(s);
+        return Err(Qd::from_f64(s));
     }
     c[0] = s;
+    Ok(c)
+}
 
+/// `renormalise`'s top-down pass in general: a FastTwoSum that leaves no error writes no
+/// component (its sum goes on down); `lead` is the leading input, for the sign of a zero. Out
+/// of line, so that the common case stays short where `renormalise` is inlined.
+#[inline(never)]
+fn top_down_skipping_zeros<const N: usize>(c: [f64; N], lead: f64) -> Qd {
     let mut out = [0.0; 4];
     let mut k = 0;
     let mut s = c[0];
@@ -538,20 +576,33 @@ pub(crate) fn renormalise<const N: usize>(c: [f64; N]) -> Qd {
         }
         let (hi, lo) = quick_two_sum(s, ci);
         if lo != 0.0 {
-            out[k] = hi;
+            set(&mut out, k, hi);
             k += 1;
             s = lo;
         } else {
             s = hi;
         }
     }
-    out[k] = s;
+    set(&mut out, k, s);
     if out[0] == 0.0 {
         // Every component is zero. (A call, not a select: it keeps the common case's
         // dependency chain free of the fix-up.)
         return signed_zero_qd(lead);
     }
     Qd(out)
+}
+
+/// `out[k] = v` (k <= 3) with constant indices, which keep `out` in registers: a store at a
+/// running index put it on the stack, and four 8-byte stores read back as one 32-byte load
+/// stall store-to-load forwarding.
+#[inline(always)]
+fn set(out: &mut [f64; 4], k: usize, v: f64) {
+    match k {
+        0 => out[0] = v,
+        1 => out[1] = v,
+        2 => out[2] = v,
+        _ => out[3] = v,
+    }
 }
 
 /// The zero result of `renormalise`, with the sign of the leading input (`signed_zero`).
@@ -736,6 +787,66 @@ mod tests {
         assert_eq!(Qd::MAX + Qd::MAX, Qd::INFINITY);
         assert!(Qd::from(-2.0).sqrt().is_nan());
         assert!((Qd::NAN * 2.0).is_nan());
+    }
+
+    /// `renormalise`'s straight-line common case gives the bits of the general top-down pass
+    /// (HLB's loop, which it short-cuts), over components of every kind: overlapping and
+    /// not, zeros of both signs anywhere, exact cancellations, signed zeros, infinities, NaN.
+    #[test]
+    fn the_common_case_has_the_general_passs_bits() {
+        use rand::rngs::StdRng;
+        use rand::{Rng, SeedableRng};
+        fn general<const N: usize>(c: [f64; N]) -> Qd {
+            match bottom_up(c) {
+                Ok(r) => top_down_skipping_zeros(r, c[0]),
+                Err(special) => special,
+            }
+        }
+        fn component(rng: &mut StdRng, before: f64) -> f64 {
+            match rng.gen_range(0..10) {
+                0 => 0.0,
+                1 => -0.0,
+                // Cancels the component before exactly, or overlaps it.
+                2 => -before,
+                3 => before * rng.gen_range(-2.0..2.0),
+                4 if rng.gen_bool(0.05) => [f64::INFINITY, f64::NAN, f64::MAX][rng.gen_range(0..3)],
+                // A rounding error of the one before, or a half ulp of it exactly (ties).
+                5 => before * f64::EPSILON * 0.5,
+                _ => before * f64::EPSILON * rng.gen_range(-1.0..1.0),
+            }
+        }
+        let mut rng = StdRng::seed_from_u64(16);
+        let (mut common, mut other) = (0, 0);
+        let same = |a: Qd, b: Qd| {
+            a.0.iter()
+                .zip(&b.0)
+                .all(|(x, y)| x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan())
+        };
+        for _ in 0..400_000 {
+            let mut c = [0.0; 5];
+            c[0] = crate::ldexp(rng.gen_range(-2.0..2.0), rng.gen_range(-1000..1000));
+            for k in 1..5 {
+                let before = if c[k - 1] == 0.0 { c[0] } else { c[k - 1] };
+                c[k] = component(&mut rng, before);
+            }
+            let four = [c[0], c[1], c[2], c[3]];
+            assert!(same(renormalise(c), general(c)), "{c:?}");
+            assert!(same(renormalise(four), general(four)), "{four:?}");
+            if let Ok(r) = bottom_up(c) {
+                let (_, l1) = quick_two_sum(r[0], r[1]);
+                let (_, l2) = quick_two_sum(l1, r[2]);
+                let (_, l3) = quick_two_sum(l2, r[3]);
+                if l1 != 0.0 && l2 != 0.0 && l3 != 0.0 {
+                    common += 1;
+                } else {
+                    other += 1;
+                }
+            }
+        }
+        assert!(
+            common > 50_000 && other > 50_000,
+            "{common} common, {other} other"
+        );
     }
 
     /// `MAX` is a fixed point of the renormalisation, with or without a zero fifth component.

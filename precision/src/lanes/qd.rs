@@ -58,9 +58,11 @@ pub(crate) fn to_dd<L: Lanes>(l: L, a: QdV<L>) -> DdV<L> {
     [signed_zero(l, hi, a[0]), lo]
 }
 
-/// `qd::renormalise` of `N` (4 or 5) components. The top-down pass's zero skipping keeps a per-lane
-/// count `k` of the components written (as a double, 0 to 3); each write goes to the
-/// component whose index equals `k`.
+/// `qd::renormalise` of `N` (4 or 5) components. Where every lane takes the scalar method's
+/// common case (finite, and the first three FastTwoSums of the top-down pass leave nonzero
+/// errors), its straight-line code; otherwise the general top-down pass, whose zero skipping
+/// keeps a per-lane count `k` of the components written (as a double, 0 to 3); each write
+/// goes to the component whose index equals `k`.
 #[inline(always)]
 pub(crate) fn renormalise<L: Lanes, const N: usize>(l: L, c: [L::V; N]) -> QdV<L> {
     let zero = l.splat(0.0);
@@ -76,6 +78,23 @@ pub(crate) fn renormalise<L: Lanes, const N: usize>(l: L, c: [L::V; N]) -> QdV<L
     let sum_finite = l.is_finite(s);
     let first = s;
     c[0] = s;
+
+    // The common case, in every lane (a nonzero error implies a nonzero sum, so the leading
+    // component needs no signed zero).
+    let (h1, l1) = quick_two_sum(l, c[0], c[1]);
+    let (h2, l2) = quick_two_sum(l, l1, c[2]);
+    let (h3, l3) = quick_two_sum(l, l2, c[3]);
+    let plain = l.and(
+        l.and(l.ne(l1, zero), l.ne(l2, zero)),
+        l.and(l.ne(l3, zero), l.and(lead_finite, sum_finite)),
+    );
+    if l.all(plain) {
+        let mut s = l3;
+        for &ci in &c[4..] {
+            s = l.add(s, ci);
+        }
+        return [h1, h2, h3, s];
+    }
 
     let index = [l.splat(0.0), l.splat(1.0), l.splat(2.0), l.splat(3.0)];
     let mut out = [zero; 4];

@@ -73,6 +73,11 @@ pub(crate) trait Lanes: Copy {
     fn ge(self, a: Self::V, b: Self::V) -> Self::M {
         self.le(b, a)
     }
+    /// Whether every lane is set.
+    #[inline(always)]
+    fn all(self, m: Self::M) -> bool {
+        self.bits(m) == (1u32 << Self::WIDTH) - 1
+    }
     /// No lane set.
     #[inline(always)]
     fn none(self) -> Self::M {

@@ -212,6 +212,19 @@ fn qd_columns_have_the_scalar_bits() {
     check_mixed!(Qd, &a, &b, qd_limbs);
 }
 
+/// Columns of ordinary values alone (magnitudes near each other, no special values), where
+/// whole vectors take the renormalisation's straight-line common case, which mixed columns
+/// rarely do.
+#[test]
+fn qd_columns_of_ordinary_values_have_the_scalar_bits() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let (a, b): (Vec<Qd>, Vec<Qd>) = (0..N)
+        .map(|_| (qd_value(&mut rng, 30), qd_value(&mut rng, 30)))
+        .unzip();
+    check_binary!(Qd, &a, &b, qd_limbs);
+    check_mixed!(Qd, &a, &b, qd_limbs);
+}
+
 /// The inputs really reach the branches that the lanes turn into selects or hand back.
 #[test]
 fn inputs_reach_every_branch() {

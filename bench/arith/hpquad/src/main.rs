@@ -2,9 +2,11 @@
 //! the inputs of `compare_arith.py inputs`, the same way `compare_arith.cpp` times QD, Arb and
 //! MPFR, one JSON line per library, operation and form.
 //!
-//! Usage: `arith-compare INPUTS REPS LABEL`; the libraries print as `hpquad Dd LABEL` and
-//! `hpquad Qd LABEL` (run.sh passes `native` or `default`, after the build), and the array form
-//! through the SIMD lanes as `hpquad Dd lanes LABEL` and `hpquad Qd lanes LABEL`.
+//! Usage: `arith-compare INPUTS REPS LABEL [OPS]`; the libraries print as `hpquad Dd LABEL`
+//! and `hpquad Qd LABEL` (run.sh passes `native` or `default`, after the build), and the array
+//! form through the SIMD lanes as `hpquad Dd lanes LABEL` and `hpquad Qd lanes LABEL`. OPS, a
+//! comma-separated list such as `add,mul,pow`, times those operations only (for timing or
+//! profiling a few operations without the whole table; run.sh times them all).
 //!
 //! The forms (the definitions of `compare_arith.py`, whose docstring is the reference):
 //! - array: independent results into an output array; `x + y`, `x * y`, `x / y` and
@@ -208,7 +210,7 @@ fn lanes<T: Real + Columns>(
 
 /// Every operation in both forms for one type, and the array form through the lanes as the
 /// library `lanes_lib`.
-fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usize) {
+fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usize, ops: &[&str]) {
     let load = |k: usize| -> Vec<T> { inputs.sets[k].iter().map(|c| T::from_limbs(c)).collect() };
     let (a, b, m) = (load(0), load(1), load(2));
     let ab: Vec<T> = a.iter().chain(&b).copied().collect();
@@ -222,7 +224,7 @@ fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usi
             )
         };
     }
-    for op in OPS {
+    for &op in ops {
         let (array, scalar) = match op {
             "add" => (
                 array_binary(reps, &a, &b, |x, y| x + y),
@@ -274,8 +276,19 @@ fn run<T: Real + Columns>(lib: &str, lanes_lib: &str, inputs: &Inputs, reps: usi
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 4 {
-        eprintln!("usage: arith-compare INPUTS REPS LABEL");
+    if !(4..=5).contains(&args.len()) {
+        eprintln!("usage: arith-compare INPUTS REPS LABEL [OPS]");
+        return ExitCode::from(2);
+    }
+    let ops: Vec<&str> = match args.get(4) {
+        None => OPS.to_vec(),
+        Some(list) => list.split(',').collect(),
+    };
+    if let Some(op) = ops.iter().find(|op| !OPS.contains(op)) {
+        eprintln!(
+            "unknown operation {op:?} in OPS (the operations: {})",
+            OPS.join(",")
+        );
         return ExitCode::from(2);
     }
     let inputs = match Inputs::read(&args[1]) {
@@ -301,7 +314,7 @@ fn main() -> ExitCode {
         format!("hpquad Qd {label}"),
         format!("hpquad Qd lanes {label}"),
     );
-    run::<Dd>(&dd, &dd_lanes, &inputs, reps);
-    run::<Qd>(&qd, &qd_lanes, &inputs, reps);
+    run::<Dd>(&dd, &dd_lanes, &inputs, reps, &ops);
+    run::<Qd>(&qd, &qd_lanes, &inputs, reps, &ops);
     ExitCode::SUCCESS
 }
