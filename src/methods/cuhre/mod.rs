@@ -63,6 +63,7 @@ mod choice;
 pub mod degree9;
 pub mod device;
 pub mod genz_malik;
+pub mod host_list;
 mod parallel;
 mod regions;
 pub mod rule;
