@@ -6,8 +6,8 @@
 //
 //   rule    one warp a region: the rule's class sums and fourth differences, then each null
 //           rule candidate's value (one a lane), then lane 0 computes the region's estimate,
-//           null-rule error (DCUHRE's ratio test and the safety factor), rounding floor and
-//           split axis as CubatureRule::estimate and choose_axis do on the host
+//           null-rule error (DCUHRE's ratio test and the rule's safety factor), rounding floor
+//           and split axis as CubatureRule::estimate and choose_axis do on the host
 //           (src/methods/cuhre/rule.rs, regions.rs);
 //   settle  one thread a region: DCUHRE's check of the two children against their parent, the
 //           floor, finality (device.rs: settle); block sums of values, errors and volumes;
@@ -33,7 +33,6 @@
 // @@INTEGRAND@@
 
 #define HPQ_WARPS 4
-#define HPQ_SAFETY 20.0
 
 #if HPQ_DEGREE == 9
 #define HPQ_CLASSES 9
@@ -49,7 +48,8 @@
 // its `table` indices, which a host test compares with these): a header of doubles, then values
 // of real_t, each at a fixed slot whatever the rule (0 where it has no such class or candidate).
 // Header: ε; the candidates of each of the three null spaces (their count, as doubles); |w| and
-// the number of points of each class; each candidate's 1 / its 1-norm. Values: λa, λb, λc, λd,
+// the number of points of each class; each candidate's 1 / its 1-norm; the rule's factor on the
+// null rules' error where the ratio test passed (CubatureRule::safety). Values: λa, λb, λc, λd,
 // λv and λa²/λb²; the weight per point of each class; each candidate's weights per point of
 // each class, HPQ_K_SLOTS apart.
 #define HPQ_K_SLOTS 9
@@ -59,7 +59,8 @@
 #define HPQ_K_ABS_WEIGHTS 4
 #define HPQ_K_SIZES 13
 #define HPQ_K_INVERSE_NORMS 22
-#define HPQ_K_HEADER 49
+#define HPQ_K_SAFETY 49
+#define HPQ_K_HEADER 50
 #define HPQ_K_GENERATORS 0
 #define HPQ_K_WEIGHTS 6
 #define HPQ_K_CANDIDATES 15
@@ -313,7 +314,8 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
 #endif
             double err =
                 vol * (asymptotic ? fmax(e[0], trend) : 5.0 * fmax(e[0], fmax(e[1], e[2])));
-            if (asymptotic) err *= HPQ_SAFETY;
+            // The rule's factor where the ratio test passed (CubatureRule::claimed_error).
+            if (asymptotic) err *= HPQ_K_DOUBLE(HPQ_K_SAFETY);
             double mag = 0.0;
             for (int q = 0; q < HPQ_CLASSES; ++q) {
                 mag += HPQ_K_DOUBLE(HPQ_K_ABS_WEIGHTS + q) * magnitude(S[q]);

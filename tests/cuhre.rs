@@ -11,8 +11,9 @@ use hpquad::backend::{rule_point, Backend, RULE_CLASSES};
 use hpquad::cpu::CpuBackend;
 use hpquad::expr::Expr;
 use hpquad::integrand::Integrand;
+use hpquad::methods::cuhre::host_list::HostList;
 use hpquad::methods::cuhre::{
-    choose_rule, cuhre, CubatureRule, Hyperbox, PointSet, RuleChoice, Schedule,
+    choose_rule, cuhre, device, CubatureRule, Hyperbox, PointSet, RuleChoice, Schedule,
 };
 use hpquad::methods::{Options, Outcome};
 use hpquad::precision::{Dd, Qd, Real};
@@ -22,7 +23,7 @@ use rug::Float;
 
 mod cubature_support;
 mod mpfr_support;
-use cubature_support::{complex_mul, pagani_cases, sum_terms};
+use cubature_support::{complex_mul, corner_peak, pagani_cases, sum_terms};
 use mpfr_support::{abs_error, digits, mpfr, BITS};
 
 fn mp(x: f64) -> Float {
@@ -1056,6 +1057,133 @@ fn benchmark_cases_in_f64() {
             run_case_on::<f64, _>(&case, Schedule::Parallel, &hybrid, &options);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The device's list algorithm on the CPU (`cuhre::host_list`): the issue's cases without a
+// device, `cargo test --release --test cuhre -- --ignored --nocapture host_list`
+// ---------------------------------------------------------------------------------------------
+
+/// The list algorithm ([`hpquad::methods::cuhre::device::run`]) on the CPU list with the rule
+/// the integrand gets, to relative `tolerance` within `cap` evaluations: the outcome and the
+/// retired regions brought back; the counts and the true and claimed errors (in units of
+/// τ|I|) printed.
+fn on_host_list(
+    name: &str,
+    expression: &str,
+    dims: usize,
+    reference: &Float,
+    tolerance: f64,
+    cap: u64,
+) -> (Outcome<f64>, usize) {
+    let f = Expr::parse(expression, dims).expect(expression);
+    let set = choose_rule(&f, dims, RuleChoice::Auto).expect("a rule").set;
+    let mut list = HostList::new(&f, dims, u64::MAX, set);
+    let unit = Hyperbox::new(vec![0.0; dims], vec![1.0; dims]).expect("box");
+    let options = Options {
+        relative: Some(tolerance),
+        max_evaluations: cap,
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let out = device::run(&f, &mut list, &unit, &options).expect(name);
+    let scale = tolerance * reference.to_f64().abs();
+    println!(
+        "{name:<18} {set:?} τ {tolerance:.0e}: {:>11} evaluations, {:>2} rounds, {} brought back, \
+         {:>7.2} s, converged {}, true error {:.3} τ|I|, claimed {:.3} τ|I|",
+        out.evaluations,
+        out.levels,
+        list.revived(),
+        start.elapsed().as_secs_f64(),
+        out.converged,
+        abs_error(out.value, reference) / scale,
+        out.error / scale
+    );
+    (out, list.revived())
+}
+
+/// Whether `out` is honest (true error within the claimed one) and, when converged, within
+/// `tolerance` of the reference: the failure in words, or `None`.
+fn dishonesty(name: &str, out: &Outcome<f64>, reference: &Float, tolerance: f64) -> Option<String> {
+    let err = abs_error(out.value, reference);
+    if err > out.error {
+        Some(format!(
+            "{name}: true error {err:e} above the claimed {:e}",
+            out.error
+        ))
+    } else if out.converged && err > tolerance * reference.to_f64().abs() {
+        Some(format!(
+            "{name}: converged, but the true error {err:e} misses τ = {tolerance:e}"
+        ))
+    } else {
+        None
+    }
+}
+
+/// The relative filter spends each region's share of τ_rel |I| where it is: the corner peak,
+/// whose integral sits near the origin, converges honestly within the tolerance, with no
+/// retired region brought back (its finished errors add to at most τ_rel |I|, the integrand
+/// having one sign).
+#[test]
+fn the_corner_peak_converges_within_the_tolerance_on_the_host_list() {
+    for (n, tolerance) in [(5, 1e-6), (8, 1e-4)] {
+        let (expression, reference) = corner_peak(n);
+        let name = format!("corner peak n={n}");
+        let (out, revived) = on_host_list(&name, &expression, n, &reference, tolerance, 1 << 32);
+        assert_eq!(dishonesty(&name, &out, &reference, tolerance), None);
+        assert!(out.converged, "{name}: {out:?}");
+        assert_eq!(revived, 0, "{name}");
+    }
+}
+
+/// The issue's six cases (tests/cubature_support) on the CPU list: honest, and within the
+/// tolerance, at the tolerances the host reaches in a minute or two each: the corner peak at
+/// 1e-3 and 1e-5 (its 1e-6 takes 10^9 evaluations and more), the oscillatory integrand within
+/// the issue's default cap of 10^8 evaluations (converged or not), the others at the issue's.
+/// Ignored: minutes in all; prints the counts for the device module's table. As the benchmark
+/// above, CUHRE_CASE picks cases by name, CUHRE_TOL and CUHRE_CAP replace the tolerances and
+/// caps (each case must then be honest, converged or not).
+#[test]
+#[ignore = "minutes on two cores; prints the host list's counts"]
+fn the_pagani_cases_on_the_host_list() {
+    let only = std::env::var("CUHRE_CASE").ok();
+    let tolerance = std::env::var("CUHRE_TOL")
+        .ok()
+        .map(|t| t.parse().expect("CUHRE_TOL"));
+    let cap = std::env::var("CUHRE_CAP")
+        .ok()
+        .map(|t| t.parse().expect("CUHRE_CAP"));
+    let mut failures = Vec::new();
+    for case in pagani_cases() {
+        if only
+            .as_ref()
+            .is_some_and(|o| !case.name.contains(o.as_str()))
+        {
+            continue;
+        }
+        let (tolerances, case_cap, must_converge) = match case.name {
+            "corner peak n=8" => (vec![1e-3, 1e-5], 1 << 32, true),
+            "oscillatory n=8" => (vec![case.tolerance], 100_000_000, false),
+            _ => (vec![case.tolerance], 1 << 32, true),
+        };
+        let tolerances = tolerance.map_or(tolerances, |t| vec![t]);
+        let must_converge = must_converge && tolerance.is_none() && cap.is_none();
+        for tolerance in tolerances {
+            let (out, _) = on_host_list(
+                case.name,
+                &case.expression,
+                case.dims,
+                &case.reference,
+                tolerance,
+                cap.unwrap_or(case_cap),
+            );
+            failures.extend(dishonesty(case.name, &out, &case.reference, tolerance));
+            if must_converge && !out.converged {
+                failures.push(format!("{} τ {tolerance:e}: not converged", case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -885,7 +885,7 @@ mod tests {
     use crate::expr::{cuda, Expr};
     use crate::methods::cuhre::device::center_and_half;
     use crate::methods::cuhre::rule::table;
-    use crate::methods::cuhre::SAFETY;
+    use crate::methods::cuhre::{SAFETY_DEGREE7, SAFETY_DEGREE9};
     use precision::{Dd, Qd};
 
     /// The value of `#define name value` in `source`.
@@ -908,6 +908,7 @@ mod tests {
             ("HPQ_K_ABS_WEIGHTS", table::ABS_WEIGHTS),
             ("HPQ_K_SIZES", table::SIZES),
             ("HPQ_K_INVERSE_NORMS", table::INVERSE_NORMS),
+            ("HPQ_K_SAFETY", table::SAFETY),
             ("HPQ_K_HEADER", table::HEADER),
             ("HPQ_K_GENERATORS", table::GENERATORS),
             ("HPQ_K_WEIGHTS", table::WEIGHTS),
@@ -916,7 +917,6 @@ mod tests {
         for (name, value) in expected {
             assert_eq!(define(CUHRE_LIST_CU, name), value as f64, "{name}");
         }
-        assert_eq!(define(CUHRE_LIST_CU, "HPQ_SAFETY"), SAFETY);
     }
 
     #[test]
@@ -1001,7 +1001,7 @@ mod tests {
                 5.0 * e[0].max(e[1].max(e[2]))
             };
         if asymptotic {
-            err *= SAFETY;
+            err *= t.header[table::SAFETY];
         }
         let mut mag = 0.0;
         for (q, &s) in sums.iter().enumerate().take(classes) {
@@ -1027,6 +1027,11 @@ mod tests {
                 assert_eq!(t.header.len(), table::HEADER);
                 assert_eq!(t.reals.len(), table::REALS);
                 assert_eq!(t.header[table::EPSILON], T::epsilon().to_f64());
+                let factor = match set {
+                    PointSet::Degree7 => SAFETY_DEGREE7,
+                    PointSet::Degree9 => SAFETY_DEGREE9,
+                };
+                assert_eq!(t.header[table::SAFETY], factor);
                 let spaces: Vec<usize> = (0..3)
                     .map(|n| t.header[table::SPACES + n] as usize)
                     .collect();
@@ -1047,11 +1052,7 @@ mod tests {
                         let (sums, fourth, _) = region_sums(&f, &center, &half, rule.generators());
                         let host = rule.estimate(&half, &sums, &fourth);
                         let (value, error, floor) = replay(&t, set, &half, &sums);
-                        let want = if host.asymptotic {
-                            SAFETY * host.error
-                        } else {
-                            host.error
-                        };
+                        let want = rule.claimed_error(&host);
                         let name = format!("{} {set:?} n={dims} {text} from {lo}", T::NAME);
                         let bits = |v: T| v.limbs().map(f64::to_bits);
                         assert_eq!(bits(value), bits(host.value), "{name}");

@@ -48,15 +48,16 @@ pub fn complex_mul(a: (Float, Float), b: (Float, Float)) -> (Float, Float) {
     (re, im)
 }
 
-/// The six cases (i from 1 in the formulas): corner peak, two Gaussians, discontinuous,
-/// product peak, oscillatory.
-pub fn pagani_cases() -> Vec<PaganiCase> {
-    let one = || Float::with_val(BITS, 1);
-    let mut cases = Vec::new();
-    // Corner peak (1 + Σ i x_i)^(-9), n = 8: Σ_v (-1)^|v| / (1 + Σ_{i∈v} i) / (8! 8!).
+/// The corner peak of the set, (1 + Σ i x_i)^(-n-1) over [0, 1]^n (i from 1): its
+/// expression and integral Σ_v (-1)^|v| / (1 + Σ_{i∈v} i) / (n! Π i), v over the vertices,
+/// Π i = n! (the sum cancels 8 digits at n = 8; MPFR's bits keep them).
+pub fn corner_peak(n: usize) -> (String, Float) {
     let mut sum = Float::with_val(BITS, 0);
-    for v in 0..1u32 << 8 {
-        let s: u32 = (0..8).filter(|k| v >> k & 1 == 1).map(|k| k + 1).sum();
+    for v in 0..1u32 << n {
+        let s: u32 = (0..n as u32)
+            .filter(|k| v >> k & 1 == 1)
+            .map(|k| k + 1)
+            .sum();
         let term = Float::with_val(BITS, Float::with_val(BITS, 1 + s).recip());
         if v.count_ones() % 2 == 0 {
             sum += term;
@@ -64,15 +65,27 @@ pub fn pagani_cases() -> Vec<PaganiCase> {
             sum -= term;
         }
     }
-    let fact: u64 = (1..=8).product();
+    let factorial: u64 = (1..=n as u64).product();
+    let expression = format!(
+        "(1 + {})^(-{})",
+        sum_terms(n, |i| format!("{}*x{}", i + 1, i + 1)),
+        n + 1
+    );
+    let reference = sum / Float::with_val(BITS, factorial) / Float::with_val(BITS, factorial);
+    (expression, reference)
+}
+
+/// The six cases (i from 1 in the formulas): corner peak, two Gaussians, discontinuous,
+/// product peak, oscillatory.
+pub fn pagani_cases() -> Vec<PaganiCase> {
+    let one = || Float::with_val(BITS, 1);
+    let mut cases = Vec::new();
+    let (expression, reference) = corner_peak(8);
     cases.push(PaganiCase {
         name: "corner peak n=8",
         dims: 8,
-        expression: format!(
-            "(1 + {})^(-9)",
-            sum_terms(8, |i| format!("{}*x{}", i + 1, i + 1))
-        ),
-        reference: sum / Float::with_val(BITS, fact) / Float::with_val(BITS, fact),
+        expression,
+        reference,
         tolerance: 1e-6,
         pagani_ms: Some(16.7),
     });

@@ -5,8 +5,8 @@
 //! `../shared/papers/cuhre-gpu-arumugam-et-al.txt`).
 //!
 //! - C-RULES ([`rule`]): a fully symmetric rule with its null rules gives a region's estimate
-//!   I, its error ε (DCUHRE's null rules and ratio test, times a safety factor where the test
-//!   passed) and the axis κ of the largest fourth divided difference, all from the class sums
+//!   I, its error ε (DCUHRE's null rules and ratio test, times the rule's safety factor where
+//!   the test passed: [`SAFETY_DEGREE7`], [`SAFETY_DEGREE9`]) and the axis κ of the largest fourth divided difference, all from the class sums
 //!   any backend computes ([`Backend::genz_malik_sums`]); constants exact in the working
 //!   precision. Two rules ([`choose_rule`], once per integrand): DCUHRE's degree 9
 //!   ([`degree9`], 2^n + 4n(n-1)(n-2)/3 + 6n(n-1) + 8n + 1 points) for an expression with no
@@ -63,6 +63,7 @@ mod choice;
 pub mod degree9;
 pub mod device;
 pub mod genz_malik;
+pub mod host_list;
 mod parallel;
 mod regions;
 pub mod rule;
@@ -82,8 +83,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use regions::Regions;
-#[cfg(test)]
-pub(crate) use regions::SAFETY;
+pub use regions::{SAFETY_DEGREE7, SAFETY_DEGREE9};
 
 /// How the regions are split: one at a time, or a batch a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -71,7 +71,8 @@ pub struct CubatureRule<T> {
 pub struct RuleEstimate<T> {
     /// The rule's estimate of the integral over the region.
     pub value: T,
-    /// The null rules' error estimate (DCUHRE's, before the check against the parent).
+    /// The null rules' error estimate (DCUHRE's, before the check against the parent and
+    /// before [`CubatureRule::claimed_error`]'s factor).
     pub error: f64,
     /// The null values e1, e2, e3 (falling degree), each normalised by its rule's 1-norm and
     /// times the volume; values at rounding level are 0.
@@ -392,6 +393,7 @@ impl<T: Real> CubatureRule<T> {
         use table::*;
         let mut header = vec![0.0; HEADER];
         header[EPSILON] = T::epsilon().to_f64();
+        header[SAFETY] = self.safety();
         let mut reals = vec![T::zero(); REALS];
         let g = &self.generators;
         reals[GENERATORS..GENERATORS + 6].copy_from_slice(&[
@@ -412,6 +414,26 @@ impl<T: Real> CubatureRule<T> {
         }
         debug_assert!(c <= MAX_CANDIDATES);
         DeviceTable { header, reals }
+    }
+
+    /// The factor on the null rules' error where they passed the ratio test, for this rule
+    /// ([`super::SAFETY_DEGREE7`], [`super::SAFETY_DEGREE9`]).
+    pub fn safety(&self) -> f64 {
+        match self.set() {
+            PointSet::Degree7 => super::SAFETY_DEGREE7,
+            PointSet::Degree9 => super::SAFETY_DEGREE9,
+        }
+    }
+
+    /// A region's error as the algorithms count it: `estimate.error` times
+    /// [`CubatureRule::safety`] where the ratio test passed, DCUHRE's 5 max(e1, e2, e3) as it
+    /// is where it failed.
+    pub fn claimed_error(&self, estimate: &RuleEstimate<T>) -> f64 {
+        if estimate.asymptotic {
+            self.safety() * estimate.error
+        } else {
+            estimate.error
+        }
     }
 
     /// The estimates of region `r` of a list's [`RuleSums`].
@@ -449,8 +471,11 @@ pub(crate) mod table {
     pub const SIZES: usize = ABS_WEIGHTS + RULE_CLASSES;
     /// Header: each candidate's 1 / its 1-norm.
     pub const INVERSE_NORMS: usize = SIZES + RULE_CLASSES;
+    /// Header: the factor on the null rules' error where the ratio test passed
+    /// ([`super::CubatureRule::safety`]).
+    pub const SAFETY: usize = INVERSE_NORMS + MAX_CANDIDATES;
     /// The header's length.
-    pub const HEADER: usize = INVERSE_NORMS + MAX_CANDIDATES;
+    pub const HEADER: usize = SAFETY + 1;
     /// Values: λa, λb, λc, λd, λv and λa²/λb².
     pub const GENERATORS: usize = 0;
     /// Values: the rule's weight per point of each class.
