@@ -441,11 +441,11 @@ impl<T: Real> GpuList<T> {
             .arg(&mut slot.active)
             .arg(&mut slot.partials);
         // SAFETY: HPQ_LIST_FILTER(lower, upper, value, settled, const int *axis, double
-        // density, double relative, const double *density_at, int from_device, int tally_active, u64 regions,
-        // u8 *active, double *partials): one thread an entry r < regions ≤ the slot's
-        // capacity (blocks of 256, `config`), reading within the capacity, writing active[r]
-        // and block b's partials (b < regions / 256 rounded up, within the capacity's
-        // blocks); density_at is one double of out.
+        // density, double relative, const double *density_at, int from_device, int
+        // tally_active, u64 regions, u8 *active, double *partials): one thread an entry
+        // r < regions ≤ the slot's capacity (blocks of 256, `config`), reading within the
+        // capacity, writing active[r] and block b's partials (b < regions / 256 rounded up,
+        // within the capacity's blocks); density_at is one double of out.
         unsafe { args.launch(cfg) }
             .map_err(|e| launch_error(&self.kernels.name, self.ordinal, e))?;
         Ok(())
@@ -722,10 +722,7 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             return Ok(empty());
         }
         let (n, blocks) = (self.kept, self.kept.div_ceil(LIST_THREADS as u64));
-        let none = Threshold {
-            density: f64::INFINITY,
-            relative: 0.0,
-        };
+        let none = Threshold::volume_only(f64::INFINITY);
         self.launch_filter(Which::Retired, n, none, false, false)?;
         self.launch_reduce(Which::Retired, blocks, false, 1, None)?;
         Ok(self.sums(&self.read()?, 1))

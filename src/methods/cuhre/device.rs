@@ -231,8 +231,9 @@ pub fn center_and_half<T: Real>(lower: &[T], upper: &[T]) -> (Vec<T>, Vec<T>) {
 /// One region's estimate as the list's rule kernel computes it (`kernels/cuhre_list.cu`), here
 /// on the host: the rule on the region `lower`..`upper` (its class sums in the order of its
 /// points), [`CubatureRule::estimate`], the rule's factor where the ratio test passed
-/// ([`CubatureRule::claimed_error`]) and the axis of the largest fourth difference. The reference the
-/// device's kernel is checked against (tests/gpu_cuhre_device.rs), and this module's test list.
+/// ([`CubatureRule::claimed_error`]) and the axis of the largest fourth difference. The
+/// reference the device's kernel is checked against (tests/gpu_cuhre_device.rs), and the CPU
+/// list's ([`super::host_list`]).
 pub fn estimate_region<T: Real, F: Integrand>(
     f: &F,
     rule: &CubatureRule<T>,
@@ -286,6 +287,17 @@ pub struct Threshold {
     pub density: f64,
     /// The relative error a region may keep (a part of τ_rel).
     pub relative: f64,
+}
+
+impl Threshold {
+    /// The volume share alone (no relative test), as the revival of retired regions judges
+    /// them; `f64::INFINITY` leaves every region inactive.
+    pub fn volume_only(density: f64) -> Threshold {
+        Threshold {
+            density,
+            relative: 0.0,
+        }
+    }
 }
 
 /// Whether a region stays in the list: it can be halved, its error exceeds its share
@@ -418,10 +430,7 @@ fn revive<T: Real, L: RegionList<T>>(
     target: f64,
 ) -> Result<ListSums<T>> {
     // The largest errors per volume come back, whatever their part of their estimates.
-    let at = |density| Threshold {
-        density,
-        relative: 0.0,
-    };
+    let at = Threshold::volume_only;
     if !(kept.error > 0.0 && kept.volume > 0.0) {
         return Ok(empty());
     }
@@ -568,10 +577,7 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
                     // and bring back none if those alone would not fit.
                     let mut target = (room / 2).saturating_sub(revived.active);
                     if target == 0 {
-                        revived = list.revive(Threshold {
-                            density: f64::INFINITY,
-                            relative: 0.0,
-                        })?;
+                        revived = list.revive(Threshold::volume_only(f64::INFINITY))?;
                         target = room / 2;
                     }
                     let seed = sums.list.error / sums.list.volume;

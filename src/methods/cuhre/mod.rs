@@ -6,7 +6,8 @@
 //!
 //! - C-RULES ([`rule`]): a fully symmetric rule with its null rules gives a region's estimate
 //!   I, its error ε (DCUHRE's null rules and ratio test, times the rule's safety factor where
-//!   the test passed: [`SAFETY_DEGREE7`], [`SAFETY_DEGREE9`]) and the axis κ of the largest fourth divided difference, all from the class sums
+//!   the test passed: [`SAFETY_DEGREE7`], [`SAFETY_DEGREE9`]) and the axis κ of the largest
+//!   fourth divided difference, all from the class sums
 //!   any backend computes ([`Backend::genz_malik_sums`]); constants exact in the working
 //!   precision. Two rules ([`choose_rule`], once per integrand): DCUHRE's degree 9
 //!   ([`degree9`], 2^n + 4n(n-1)(n-2)/3 + 6n(n-1) + 8n + 1 points) for an expression with no

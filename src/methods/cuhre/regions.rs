@@ -45,8 +45,9 @@ pub const SAFETY_DEGREE7: f64 = 20.0;
 /// expressions with no operation that can put a kink or a jump inside, where the evidence for
 /// 20 does not apply; there 20 left the cases on the CPU list 17 to 440 times more
 /// accurate than claimed, and cost the corner peak in 8 dimensions 2.8 times the evaluations
-/// of 5 to 1e-5 (6.2·10^8 against 2.2·10^8). DCUHRE's constant 1 is not enough either: the ratio test passes by accident on some coarse regions of a peak,
-/// and the list's relative filter retires such regions in its first rounds. On the CPU list
+/// of 5 to 1e-5 (6.2·10^8 against 2.2·10^8). DCUHRE's constant 1 is not enough either: the
+/// ratio test passes by accident on some coarse regions of a peak, and the list's relative
+/// filter retires such regions in its first rounds. On the CPU list
 /// (tests/cuhre.rs, `the_pagani_cases_on_the_host_list`), the corner peak (1 + Σ i x_i)^-9
 /// over [0, 1]^8 to 1e-3 ended with a true error of 1.78 τ|I| against a claimed 0.50 with 1,
 /// 0.75 against 0.62 with 2, and 0.25 against 0.99 with 5; every other case, the Genz
