@@ -1,14 +1,16 @@
 // exp, exp_m1, ln, ln_1p, log2, log10 and powf for dd_t and qd_t, written once as templates.
 // Twin of precision/src/exp_log.rs, function for function and operation for operation:
 //   konst, to_dd, from_dd, exp_params, exp_parts, expm1_series, exp_fixed, clean,
-//   scale_one_plus, ln_1p_start,
-//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names (ln_newton
+//   scale_one_plus, horner_from_2, ln_1p_start, ln_1p_series_params, ln_1p_series, ln_1p_newton,
+//   ln_1p_reduced, split_exponent, is_odd_integer, powf_positive under the same names (ln_split
 //   is hpq_ln's tail);
 //   hpq_exp, hpq_exp_m1, hpq_ln, hpq_ln_1p, hpq_log2, hpq_log10, hpq_powf <-> exp ... powf.
 // exp: fixed-point integer arithmetic with two tables (exp_fixed.rs, Johansson 2015), below.
 // exp_m1 near 0: the fixed-point exp with the 1 subtracted in the integers, below 2^-24 (qd) or
 // 2^-12 (dd) a short series. exp_parts (sinh, cosh beyond far): Cody-Waite reduction, exact
-// scaling by 2^-m, a Taylor series of expm1, m doublings s <- s (s + 2). ln: Newton steps on expm1 from a 53-bit start computed in doubles.
+// scaling by 2^-m, a Taylor series of expm1, m doublings s <- s (s + 2). ln: fixed point, below
+// 2^-24 (qd) or 2^-12 (dd) from 1 the series of ln(1 + d), Newton steps on expm1 from a 53-bit
+// start computed in doubles just above that and for subnormal arguments.
 // Any change here is a change there too; tests/gpu_functions.rs compares the two bit for bit.
 #pragma once
 #include "expansion.cuh"
@@ -40,15 +42,15 @@ template <> struct exp_params<qd_t> {
     static constexpr int M = 10, N_MAX = 16, N_F64 = 13, N_DD = 9, LN2_PIECES = 7;
 };
 
-// The Taylor series of expm1(r) for |r| <= 2^-7.5 (dd) or 2^-11.5 (qd) by Horner's rule, each
-// term in the least precision it needs: from 1/n_f64! on in doubles, for qd the terms from
-// 1/9! on in double-double, the leading terms in T (expm1_series).
-template <class T, class P> __device__ __forceinline__ T expm1_series(T r) {
+// c[2] + c[3] r + ... + c[N_MAX] r^(N_MAX - 2) by Horner's rule, each term in the least
+// precision it needs: from c[N_F64] on in doubles, from c[N_DD] in double-double (of r's
+// leading two components), the leading terms in T (horner_from_2; c holds 4 doubles a term).
+template <class T, class P> __device__ __forceinline__ T horner_from_2(T r, const double *c) {
     double rh = hi(r);
     double q = 0.0;
 #pragma unroll
     for (int n = P::N_MAX; n >= P::N_F64; --n) {
-        q = __fma_rn(q, rh, HPQ_INV_FACT[4 * n]);
+        q = __fma_rn(q, rh, c[4 * n]);
     }
     T p;
     if constexpr (P::N_DD < P::N_F64) {
@@ -56,7 +58,7 @@ template <class T, class P> __device__ __forceinline__ T expm1_series(T r) {
         dd_t pd = dd_from_f64(q);
 #pragma unroll
         for (int n = P::N_F64 - 1; n >= P::N_DD; --n) {
-            pd = pd * rd + dd_make(HPQ_INV_FACT[4 * n], HPQ_INV_FACT[4 * n + 1]);
+            pd = pd * rd + dd_make(c[4 * n], c[4 * n + 1]);
         }
         p = from_dd<T>(pd);
     } else {
@@ -64,8 +66,15 @@ template <class T, class P> __device__ __forceinline__ T expm1_series(T r) {
     }
 #pragma unroll
     for (int n = P::N_DD - 1; n >= 2; --n) {
-        p = p * r + konst<T>(HPQ_INV_FACT + 4 * n);
+        p = p * r + konst<T>(c + 4 * n);
     }
+    return p;
+}
+
+// The Taylor series of expm1(r) for |r| <= 2^-7.5 (dd) or 2^-11.5 (qd): (p r + 1) r with p the
+// terms from 1/2! on (expm1_series).
+template <class T, class P> __device__ __forceinline__ T expm1_series(T r) {
+    T p = horner_from_2<T, P>(r, HPQ_INV_FACT);
     return (p * r + 1.0) * r;
 }
 
@@ -357,8 +366,9 @@ __device__ __forceinline__ double ln_1p_start(double d) {
     return 2.0 * f * p;
 }
 
-// ln(1 + d) for 1 + d in [0.7, 1.42]: Newton steps y += t - t^2/2 on the residual of expm1.
-template <class T> __device__ __noinline__ T ln_1p_reduced(T d) {
+// ln(1 + d) for 1 + d in [0.7, 1.42]: Newton steps y += t - t^2/2 on the residual of expm1
+// (ln_1p_newton).
+template <class T> __device__ __noinline__ T ln_1p_newton(T d) {
     double y0 = ln_1p_start(hi(d));
     dd_t ddv = to_dd(d);
     dd_t e = hpq_exp_m1(dd_from_f64(y0));
@@ -373,6 +383,31 @@ template <class T> __device__ __noinline__ T ln_1p_reduced(T d) {
         t2 = t2 - 0.5 * t2.hi * t2.hi;
         return y + t2.hi + t2.lo;
     }
+}
+
+// Below which |d| ln_1p_reduced takes the series (where the fixed-point logarithm gives up),
+// and the series' parameters there (ln_1p_series_params, LN_1P_SERIES_DD and _QD).
+template <class T> struct ln_1p_series_params;
+template <> struct ln_1p_series_params<dd_t> {
+    static constexpr double SMALL = 0x1p-12;
+    static constexpr int N_MAX = 9, N_DD = 6, N_F64 = 6;
+};
+template <> struct ln_1p_series_params<qd_t> {
+    static constexpr double SMALL = 0x1p-24;
+    static constexpr int N_MAX = 9, N_DD = 6, N_F64 = 8;
+};
+
+// ln(1 + d) for |d| below ln_1p_series_params' SMALL by its Taylor series: d - d^2 P(-d),
+// P(u) = 1/2 + u/3 + u^2/4 + ... (ln_1p_series).
+template <class T> __device__ __forceinline__ T ln_1p_series(T d) {
+    T p = horner_from_2<T, ln_1p_series_params<T>>(-d, HPQ_INV_N);
+    return d - p * d * d;
+}
+
+// ln(1 + d) for 1 + d in [0.7, 1.42]: the series near 0, Newton's method above (ln_1p_reduced).
+template <class T> __device__ __noinline__ T ln_1p_reduced(T d) {
+    if (fabs(hi(d)) < ln_1p_series_params<T>::SMALL) return ln_1p_series(d);
+    return ln_1p_newton(d);
 }
 
 // x = 2^e m with m in about [1/sqrt2, sqrt2), for finite positive x: (e, m - 1).
@@ -599,11 +634,13 @@ template <class T> __device__ __forceinline__ T hpq_ln(T x) {
     if (isnan(h) || h < 0.0) return E::nan();
     if (h == 0.0) return -E::infinity();
     if (isinf(h)) return E::infinity();
-    if (h >= HPQ_F64_MIN_POSITIVE) {
+    // Near 1 (where the fixed point gives up) the series of ln_1p_reduced, without the fixed
+    // point's attempt.
+    if (h >= HPQ_F64_MIN_POSITIVE && fabs(h - 1.0) >= ln_1p_series_params<T>::SMALL) {
         T l;
         if (fxl_ln(x, l)) return l;
     }
-    // ln_newton: Newton's method on expm1, relatively accurate also near 1.
+    // ln_split: e ln2 + ln_1p_reduced(m - 1), relatively accurate also near 1.
     int e;
     T d = split_exponent(x, e);
     T l = ln_1p_reduced(d);
@@ -713,9 +750,15 @@ template <class T> __device__ __noinline__ T powf_positive(T x, T y) {
                 f = f + p + q;
             }
         }
-        // ln m in fixed point, or by Newton's method where m is near 1.
+        // ln m by its series where m is near 1 (where the fixed point gives up), in fixed point
+        // elsewhere (or, just above the series' bound, where |ln m| is still below the fixed
+        // point's, by Newton's method).
         T l;
-        if (!fxl_ln(d + 1.0, l)) l = ln_1p_reduced(d);
+        if (fabs(hi(d)) < ln_1p_series_params<T>::SMALL) {
+            l = ln_1p_reduced(d);
+        } else if (!fxl_ln(d + 1.0, l)) {
+            l = ln_1p_reduced(d);
+        }
         T z = y * l + f * E::ln_2();
         double zh = hi(z);
         if (zh > 2.0 * HPQ_EXP_OVERFLOW) return E::infinity();

@@ -9,13 +9,15 @@
 //! accuracy (the form used by Hida–Li–Bailey's `dd_real::exp`, rewritten for `expm1`).
 //!
 //! ln: in fixed-point integer arithmetic with two reciprocal tables (`log_fixed.rs`, after
-//! Johansson 2015), except near 1 and for subnormal leading components, where Newton's method
-//! below keeps relative accuracy.
+//! Johansson 2015), except near 1 and for subnormal leading components, where the series or
+//! Newton's method below keeps relative accuracy.
 //!
 //! ln near 1 (and log2, ln_1p, powf): `x = 2^e m`, `ln x = e ln2 + ln(m)`, and
-//! `ln(m) = ln_1p(m - 1)` with `m - 1` exact, by one Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no libm),
-//! plus the second-order term of the residual (Newton's method on `exp`, as in HLB `log`, but
-//! on `expm1` so that the relative accuracy holds near 1).
+//! `ln(m) = ln_1p(m - 1)` with `m - 1` exact (`ln_1p_reduced`): within 2^-24 (qd) or 2^-12
+//! (dd) of 1, where the fixed point gives up, by the Taylor series of ln(1 + d); farther out by
+//! one Newton step on `expm1` per doubling of precision from a 53-bit start computed here (no
+//! libm), plus the second-order term of the residual (Newton's method on `exp`, as in HLB
+//! `log`, but on `expm1` so that the relative accuracy holds near 1).
 //!
 //! Every operation is IEEE double arithmetic with explicit fma (or, in the fixed-point files,
 //! exact integer arithmetic), mirrored by `kernels/`.
@@ -194,6 +196,47 @@ pub(crate) const INV_FACT: [[f64; 4]; 30] = [
     ],
 ];
 
+/// 1/n for n = 0..=9 (entry 0, unused, is 0), four components each the nearest double to the
+/// rest: the coefficients of the series of ln(1 + d). Generated exactly with Python's
+/// `fractions`: `comps(Fraction(1, n))`, `comps` as for `INV_FACT`.
+pub(crate) const INV_N: [[f64; 4]; 10] = [
+    [0.0, 0.0, 0.0, 0.0],
+    [1.0, 0.0, 0.0, 0.0],
+    [0.5, 0.0, 0.0, 0.0],
+    [
+        0.3333333333333333,
+        1.850371707708594e-17,
+        1.0271626370065257e-33,
+        5.701898048196684e-50,
+    ],
+    [0.25, 0.0, 0.0, 0.0],
+    [
+        0.2,
+        -1.1102230246251566e-17,
+        6.162975822039155e-34,
+        -3.4211388289180106e-50,
+    ],
+    [
+        0.16666666666666666,
+        9.25185853854297e-18,
+        5.135813185032629e-34,
+        2.850949024098342e-50,
+    ],
+    [
+        0.14285714285714285,
+        7.93016446160826e-18,
+        4.4021255871708246e-34,
+        2.443670592084293e-50,
+    ],
+    [0.125, 0.0, 0.0, 0.0],
+    [
+        0.1111111111111111,
+        6.1679056923619804e-18,
+        3.423875456688419e-34,
+        1.900632682732228e-50,
+    ],
+];
+
 /// log2(e) = 1/ln 2 (mpmath 1.3, 600 bits, components as for `INV_FACT`).
 const LOG2_E: [f64; 4] = [
     std::f64::consts::LOG2_E,
@@ -287,31 +330,39 @@ pub(crate) fn exp_parts<T: Expansion>(x: T) -> (i32, T) {
     (k as i32, s)
 }
 
-/// The Taylor series of expm1(r) to the term `r^n_max / n_max!` by Horner's rule, each term in
-/// the least precision it needs: from `1/n_f64!` on in doubles, from `1/n_dd!` in double-double
-/// (for `exp_parts`' `|r| <= 2^-11.5` in qd, term 9 is below 2^-110 r, so dd's 2^-104 leaves it
-/// below 2^-214 r), the leading terms in `T`.
+/// The Taylor series of expm1(r) to the term `r^n_max / n_max!`: `(p r + 1) r` with `p` the
+/// sum of the terms from `1/2!` on (`horner_from_2`; for `exp_parts`' `|r| <= 2^-11.5` in qd,
+/// term 9 is below 2^-110 r, so dd's 2^-104 leaves it below 2^-214 r).
 #[inline(always)]
 fn expm1_series<T: Expansion>(r: T, n_max: usize, n_dd: usize, n_f64: usize) -> T {
+    let p = horner_from_2(r, &INV_FACT, n_max, n_dd, n_f64);
+    (p * r + 1.0) * r
+}
+
+/// `c[2] + c[3] r + ... + c[n_max] r^(n_max - 2)` by Horner's rule, each term in the least
+/// precision it needs: from `c[n_f64]` on in doubles (of the leading component of `r`), from
+/// `c[n_dd]` in double-double (of its leading two), the leading terms in `T`.
+#[inline(always)]
+fn horner_from_2<T: Expansion>(r: T, c: &[[f64; 4]], n_max: usize, n_dd: usize, n_f64: usize) -> T {
     let rh = r.hi();
     let mut q = 0.0f64;
-    for c in INV_FACT[n_f64..=n_max].iter().rev() {
-        q = q.mul_add(rh, c[0]);
+    for cn in c[n_f64..=n_max].iter().rev() {
+        q = q.mul_add(rh, cn[0]);
     }
     let mut p = if n_dd < n_f64 {
         let rd = to_dd(r);
         let mut pd = Dd::from_f64(q);
-        for c in INV_FACT[n_dd..n_f64].iter().rev() {
-            pd = pd * rd + Dd::new(c[0], c[1]);
+        for cn in c[n_dd..n_f64].iter().rev() {
+            pd = pd * rd + Dd::new(cn[0], cn[1]);
         }
         from_dd::<T>(pd)
     } else {
         T::from_f64(q)
     };
-    for c in INV_FACT[2..n_dd].iter().rev() {
-        p = p * r + konst::<T>(c);
+    for cn in c[2..n_dd].iter().rev() {
+        p = p * r + konst::<T>(cn);
     }
-    (p * r + 1.0) * r
+    p
 }
 
 /// `x` with any infinite or NaN leading component cleaned into a proper infinity or NaN.
@@ -446,12 +497,57 @@ fn ln_1p_start(d: f64) -> f64 {
     2.0 * f * p
 }
 
-/// ln(1 + d) for `-0.3 <= d <= 0.42` (that is `1 + d` in [0.7, 1.42]), relatively accurate.
+/// ln(1 + d) for `-0.3 <= d <= 0.42` (that is `1 + d` in [0.7, 1.42]), relatively accurate: by
+/// its series below `ln_1p_series_params`' bound (2^-24 in qd, 2^-12 in dd, where the
+/// fixed-point logarithm gives up), by Newton's method above.
+fn ln_1p_reduced<T: Expansion>(d: T) -> T {
+    let (small, n_max, n_dd, n_f64) = ln_1p_series_params::<T>();
+    if d.hi().abs() < small {
+        ln_1p_series(d, n_max, n_dd, n_f64)
+    } else {
+        ln_1p_newton(d)
+    }
+}
+
+/// Below which |d| `ln_1p_reduced` takes the series, and the series' parameters there (as in
+/// `exp_params`). `ln(1 + d) = d - d^2 P(u)` with `u = -d` and
+/// `P(u) = 1/2 + u/3 + u^2/4 + ...`; `d^2 P` is below 2^-25 (qd) or 2^-13 (dd) of the result,
+/// so P is needed to 2^-190 (qd) or 2^-97 (dd) only. Its term `u^(n-2)/n` is below
+/// 2^(-24(n-2)+1)/n of P for |d| < 2^-24 (qd): to n = 9 (the first term left out, n = 10, is
+/// below 2^-194), from n = 6 on in double-double (2^-105 of a term below 2^-97.6 of P) and from
+/// n = 8 in doubles (2^-53 of one below 2^-146). For |d| < 2^-12 (dd): to n = 9 (n = 10 below
+/// 2^-98), from n = 6 in doubles (2^-53 of 2^-49.6).
+#[inline(always)]
+fn ln_1p_series_params<T: Expansion>() -> (f64, usize, usize, usize) {
+    if T::COMPONENTS == 2 {
+        (LN_1P_SERIES_DD, 9, 6, 6)
+    } else {
+        (LN_1P_SERIES_QD, 9, 6, 8)
+    }
+}
+
+/// Below this |d| dd's `ln_1p_reduced` takes its series: 2^-12, where `log_fixed::ln_dd` gives
+/// up.
+pub(crate) const LN_1P_SERIES_DD: f64 = 2.44140625e-4; // 2^-12
+/// Below this |d| qd's `ln_1p_reduced` takes its series: 2^-24, where `log_fixed::ln_qd` gives
+/// up.
+pub(crate) const LN_1P_SERIES_QD: f64 = 5.960464477539063e-8; // 2^-24
+
+/// ln(1 + d) by its Taylor series, `d - d^2 P(-d)` (`ln_1p_series_params`): the product
+/// `d^2 P` is below 2^-25 of the result, so that the error of the whole is that of the last
+/// subtraction, about a unit of the type's last place.
+#[inline(always)]
+fn ln_1p_series<T: Expansion>(d: T, n_max: usize, n_dd: usize, n_f64: usize) -> T {
+    let p = horner_from_2(-d, &INV_N, n_max, n_dd, n_f64);
+    d - p * d * d
+}
+
+/// ln(1 + d) for `-0.3 <= d <= 0.42` by Newton's method.
 ///
 /// Each step computes the residual `t = (1 + d) e^-y - 1 = (d - expm1(y)) / (1 + expm1(y))` and
 /// sets `y += t - t²/2`, the series of ln(1 + t): the error after the step is O(t³), so one step
 /// takes 53 bits to more than 106 and a second to more than 212.
-fn ln_1p_reduced<T: Expansion>(d: T) -> T {
+fn ln_1p_newton<T: Expansion>(d: T) -> T {
     let y0 = ln_1p_start(d.hi());
     let dd = to_dd(d);
     let e = exp_m1(Dd::from_f64(y0));
@@ -501,12 +597,14 @@ pub(crate) fn ln<T: Expansion>(x: T) -> T {
     if h == f64::INFINITY {
         return T::INFINITY;
     }
-    if h >= f64::MIN_POSITIVE {
+    // Near 1 (where the fixed point gives up) the series of `ln_1p_reduced`, without the
+    // fixed point's attempt.
+    if h >= f64::MIN_POSITIVE && (h - 1.0).abs() >= ln_1p_series_params::<T>().0 {
         if let Some(l) = ln_fixed(x) {
             return l;
         }
     }
-    ln_newton(x)
+    ln_split(x)
 }
 
 /// ln x in fixed point (`log_fixed.rs`) for a positive finite x with a normal leading
@@ -523,9 +621,9 @@ fn ln_fixed<T: Expansion>(x: T) -> Option<T> {
     }
 }
 
-/// ln x for a positive finite x by Newton's method on expm1 (`ln_1p_reduced`): relatively
-/// accurate also near 1.
-fn ln_newton<T: Expansion>(x: T) -> T {
+/// ln x for a positive finite x as `e ln2 + ln_1p_reduced(m - 1)`: relatively accurate also
+/// near 1.
+fn ln_split<T: Expansion>(x: T) -> T {
     let (e, d) = split_exponent(x);
     let l = ln_1p_reduced(d);
     if e == 0 {
@@ -616,8 +714,14 @@ fn powf_positive<T: Expansion>(x: T, y: T) -> T {
             f = f + p + q;
         }
     }
-    // ln m in fixed point, or by Newton's method where m is near 1.
-    let l = ln_fixed(d + 1.0).unwrap_or_else(|| ln_1p_reduced(d));
+    // ln m by its series where m is near 1 (where the fixed point gives up), in fixed point
+    // elsewhere (or, just above the series' bound, where |ln m| is still below the fixed
+    // point's, by Newton's method).
+    let l = if d.hi().abs() < ln_1p_series_params::<T>().0 {
+        ln_1p_reduced(d)
+    } else {
+        ln_fixed(d + 1.0).unwrap_or_else(|| ln_1p_reduced(d))
+    };
     let z = y * l + f * T::LN_2;
     let zh = z.hi();
     if zh > 2.0 * EXP_OVERFLOW {

@@ -17,8 +17,9 @@
 //! limbs each cannot reach. The sum is formed in two's complement with an integer limb.
 //!
 //! The error is absolute, a few tens of units of 2^-64N: where |ln x| falls below 2^-24 (qd) or
-//! 2^-12 (dd), x near 1, `ln` returns `None` and `exp_log.rs` takes its Newton path, which keeps
-//! relative accuracy there (so it does for subnormal leading components).
+//! 2^-12 (dd), x near 1, `ln` returns `None` and `exp_log.rs` takes the series of ln(1 + d) or
+//! its Newton path, which keep relative accuracy there (so it does for subnormal leading
+//! components).
 //!
 //! `kernels/exp_log.cuh` mirrors this file step for step (`fxl_*`) with the same tables, which
 //! `src/gpu/tables.rs` generates from this file.

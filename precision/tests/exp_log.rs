@@ -417,6 +417,63 @@ macro_rules! exp_log_tests {
             }
 
             #[test]
+            fn ln_and_powf_within_2_60_to_2_20_of_one() {
+                // x = 1 + d with |d| in 2^[-60,-20): the series of ln(1 + d) below 2^-24 (qd) and
+                // 2^-12 (dd), the fixed point above; powf with y in [0.5, 2] (x^x near x = 1)
+                // and with |y ln x| up to 700.
+                let near = |r: &mut StdRng| random::<T>(r, -60..-20, true);
+                check1(
+                    "ln 1 + d, |d| in 2^[-60,-20)",
+                    40,
+                    B,
+                    FULL,
+                    |r| T::ONE + near(r),
+                    T::ln,
+                    |x| x.ln(),
+                );
+                check1(
+                    "ln_1p d, |d| in 2^[-60,-20)",
+                    41,
+                    B,
+                    FULL,
+                    near,
+                    T::ln_1p,
+                    |x| x.ln_1p(),
+                );
+                check1(
+                    "log2 1 + d, |d| in 2^[-60,-20)",
+                    42,
+                    B,
+                    FULL,
+                    |r| T::ONE + near(r),
+                    T::log2,
+                    |x| x.log2(),
+                );
+                check2(
+                    "powf x = 1 + d, y in [0.5,2]",
+                    43,
+                    B,
+                    FULL,
+                    |r| (T::ONE + near(r), uniform::<T>(r, 0.5, 2.0)),
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+                check2(
+                    "powf x = 1 + d, |y ln x|<=700",
+                    44,
+                    B,
+                    FULL,
+                    |r| {
+                        let x = T::ONE + near(r);
+                        let t = uniform::<T>(r, -700.0, 700.0);
+                        (x, t / x.ln())
+                    },
+                    T::powf,
+                    |x, y| x.pow(&y),
+                );
+            }
+
+            #[test]
             fn cbrt_all_exponents() {
                 check1(
                     "cbrt x in 2^[-1070,1024)",

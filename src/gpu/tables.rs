@@ -22,13 +22,14 @@ const ATAN_FIXED_RS: &str = include_str!("../../precision/src/atan_fixed.rs");
 const PAYNE_HANEK_RS: &str = include_str!("../../precision/src/payne_hanek.rs");
 
 /// `(source, Rust name, CUDA name, number of doubles)` of each table.
-const TABLES: [(&str, &str, &str, usize); 9] = [
+const TABLES: [(&str, &str, &str, usize); 10] = [
     (TRIG_RS, "PI_1024_PARTS", "HPQ_PI_1024_PARTS", 7),
     (TRIG_RS, "SIN_COS_TABLE", "HPQ_SIN_COS_TABLE", 257 * 8),
     (TRIG_RS, "SIN_COEFFS", "HPQ_SIN_COEFFS", 10 * 4),
     (TRIG_RS, "COS_COEFFS", "HPQ_COS_COEFFS", 10 * 4),
     (INVERSE_TRIG_RS, "ATAN_COEFFS", "HPQ_ATAN_COEFFS", 14 * 4),
     (EXP_LOG_RS, "INV_FACT", "HPQ_INV_FACT", 30 * 4),
+    (EXP_LOG_RS, "INV_N", "HPQ_INV_N", 10 * 4),
     (EXP_LOG_RS, "LOG2_E", "HPQ_LOG2_E", 4),
     (EXP_LOG_RS, "LOG10_E", "HPQ_LOG10_E", 4),
     (EXP_LOG_RS, "LN2_PIECES", "HPQ_LN2_PIECES", 8),
@@ -323,6 +324,11 @@ mod tests {
         assert_eq!(parts[0], 0.0030679615757712823);
         let log2e = rust_item(EXP_LOG_RS, "LOG2_E").expect("log2 e");
         assert_eq!(log2e[0], std::f64::consts::LOG2_E);
+        let inv_n = rust_item(EXP_LOG_RS, "INV_N").expect("1/n");
+        assert_eq!(
+            (inv_n.len(), inv_n[4 * 3], inv_n[4 * 9]),
+            (40, 1.0 / 3.0, 1.0 / 9.0)
+        );
         let coeffs = rust_item(INVERSE_TRIG_RS, "ATAN_COEFFS").expect("atan series");
         assert_eq!(coeffs[4], -1.0 / 3.0);
         // atan(1) = π/4: the leading limb's top 53 bits are those of the double π/4.

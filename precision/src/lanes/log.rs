@@ -5,20 +5,25 @@
 //! in two's complement, the result cut into 53-bit pieces from its leading bit), so that every
 //! lane holds the scalar function's bits.
 //!
+//! Within 2^-12 (dd) or 2^-24 (qd) of 1, where the scalar function takes the series of
+//! ln(1 + d) instead (`exp_log::ln_1p_series`), the lanes take it too, operation for operation
+//! in the lanes' double-double and quad-double arithmetic (`ln_1p_series_dd`, `_qd`).
+//!
 //! The lanes that the scalar function sends elsewhere go to the scalar method: |ln x| too small
-//! for the fixed point's absolute accuracy (x near 1: `exp_log`'s Newton path), subnormal
-//! leading components (the same path), and malformed arguments (lower components that are no
-//! rounding errors of the leading one, or that would put `m` outside [1, 2)).
+//! for the fixed point's absolute accuracy just beyond those bounds (`exp_log`'s Newton path),
+//! subnormal leading components (the same path), and malformed arguments (lower components that
+//! are no rounding errors of the leading one, or that would put `m` outside [1, 2)).
 
-use super::dd::DdV;
+use super::dd::{self, DdV};
 use super::eft::quick_two_sum;
 use super::exp::add_scaled;
 use super::fixed::{add, ldexp, mul, mul_wide, normalise, piece, select_limbs, shl_bits, sub};
 use super::fixed::{to_f64_52, to_i64, Limbs};
 use super::ints::Ints;
-use super::qd::{renormalise, QdV};
+use super::qd::{self, renormalise, QdV};
 use super::simd::Lanes;
 use crate::exp_fixed::LN2_FIX;
+use crate::exp_log::{INV_N, LN_1P_SERIES_DD, LN_1P_SERIES_QD};
 use crate::log_fixed::{LOG_COEFFS, LOG_L1, LOG_L2, LOG_R1, LOG_R2};
 
 /// A table of single limbs as one of one-limb entries, for [`Ints::gather`].
@@ -47,13 +52,37 @@ const TOP: f64 = 63.0;
 /// malformed, infinite or NaN.
 const LOW_LIMIT: f64 = 1.0 / 4503599627370496.0; // 2^-52
 
-/// `Dd::ln` in every lane, and the lanes for the scalar method.
+/// `Dd::ln` in every lane, and the lanes for the scalar method: near 1 the series
+/// ([`near_one`]), elsewhere the fixed point ([`ln_fixed_dd`]).
 #[inline(always)]
 pub(crate) fn ln_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
     if L::WIDTH == 1 {
         // One lane: the scalar method itself is faster than its integer emulation here.
         return (x, l.not(l.none()));
     }
+    let near = near_one(l, &x, LN_1P_SERIES_DD);
+    let (fixed, redo) = if l.all(near) {
+        (x, l.none())
+    } else {
+        ln_fixed_dd(l, x)
+    };
+    if l.bits(near) == 0 {
+        return (fixed, redo);
+    }
+    let d = dd::add_f64(l, x, l.splat(-1.0));
+    let newton = l.not(l.lt(l.abs(d[0]), l.splat(LN_1P_SERIES_DD)));
+    let s = ln_1p_series_dd(l, d);
+    let out = [
+        l.select(near, s[0], fixed[0]),
+        l.select(near, s[1], fixed[1]),
+    ];
+    (out, l.or(l.and(near, newton), l.and(l.not(near), redo)))
+}
+
+/// `Dd::ln` in the lanes that `exp_log::ln` takes to the fixed point, and the lanes for the
+/// scalar method: the others, and those where it gives up.
+#[inline(always)]
+pub(crate) fn ln_fixed_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
     let cases = cases(l, x[0], &x[1..]);
     let harmless = l.splat(1.5);
     let c = [
@@ -78,12 +107,49 @@ pub(crate) fn ln_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, L::M) {
     (out, redo(l, &cases, l.or(outside, small)))
 }
 
-/// `Qd::ln` in every lane, and the lanes for the scalar method.
+/// `Qd::ln` in every lane, and the lanes for the scalar method: near 1 the series
+/// ([`near_one`]), elsewhere the fixed point ([`ln_fixed_qd`]).
 #[inline(always)]
 pub(crate) fn ln_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
     if L::WIDTH == 1 {
         return (x, l.not(l.none()));
     }
+    let near = near_one(l, &x, LN_1P_SERIES_QD);
+    let (fixed, redo) = if l.all(near) {
+        (x, l.none())
+    } else {
+        ln_fixed_qd(l, x)
+    };
+    if l.bits(near) == 0 {
+        return (fixed, redo);
+    }
+    let d = qd::add_f64(l, x, l.splat(-1.0));
+    let newton = l.not(l.lt(l.abs(d[0]), l.splat(LN_1P_SERIES_QD)));
+    let (s, cancels) = ln_1p_series_qd(l, d);
+    let out = qd::select(l, near, s, fixed);
+    let near_redo = l.or(newton, cancels);
+    (out, l.or(l.and(near, near_redo), l.and(l.not(near), redo)))
+}
+
+/// The lanes that `exp_log::ln` takes to `ln_split` for being near 1, `|x.hi - 1| < bound`
+/// (there `x = 2^0 m` exactly, and `ln_1p_reduced(x - 1)` takes its series unless rounding
+/// puts |x - 1| at the bound: those lanes go to the scalar method), among the well-formed
+/// arguments (lower components within 2^-52 of the leading one: the scalar method tidies the
+/// others first).
+#[inline(always)]
+fn near_one<L: Lanes>(l: L, x: &[L::V], bound: f64) -> L::M {
+    let mut near = l.lt(l.abs(l.sub(x[0], l.splat(1.0))), l.splat(bound));
+    let limit = l.mul(x[0], l.splat(LOW_LIMIT));
+    for &c in &x[1..] {
+        near = l.and(near, l.le(l.abs(c), limit));
+    }
+    near
+}
+
+/// `Qd::ln` in the lanes that `exp_log::ln` takes to the fixed point, and the lanes for the
+/// scalar method: the others, and those where it gives up.
+#[inline(always)]
+pub(crate) fn ln_fixed_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, L::M) {
     let cases = cases(l, x[0], &x[1..]);
     let zero = l.splat(0.0);
     let c = [
@@ -319,4 +385,59 @@ pub(crate) fn ln_1p_2<L: Ints>(l: L, d: Limbs<L, 2>) -> Limbs<L, 2> {
     q = sub(l, coeff(l, 2), mul::<L, 2, 0>(l, s, q));
     q = sub(l, coeff(l, 1), mul::<L, 2, 0>(l, s, q));
     mul::<L, 2, 0>(l, s, q)
+}
+
+/// `exp_log::ln_1p_series` for dd (|d| < 2^-12): with `u = -d`, the terms 6 to 9 of `P(u)` in
+/// doubles by fused multiply-adds, 2 to 5 in double-double, then `d - P d d`.
+#[inline(always)]
+pub(crate) fn ln_1p_series_dd<L: Lanes>(l: L, d: DdV<L>) -> DdV<L> {
+    let u = [l.neg(d[0]), l.neg(d[1])];
+    let mut q = l.splat(0.0);
+    for n in (6..=9).rev() {
+        q = l.mul_add(q, u[0], l.splat(INV_N[n][0]));
+    }
+    let mut p = [q, l.splat(0.0)];
+    for n in (2..6).rev() {
+        let c = [l.splat(INV_N[n][0]), l.splat(INV_N[n][1])];
+        p = dd::add_dd(l, dd::mul_dd(l, p, u), c);
+    }
+    let w = dd::mul_dd(l, dd::mul_dd(l, p, d), d);
+    dd::add_dd(l, d, [l.neg(w[0]), l.neg(w[1])])
+}
+
+/// `exp_log::ln_1p_series` for qd (|d| < 2^-24): with `u = -d`, the terms 8 and 9 of `P(u)` in
+/// doubles, 6 and 7 in double-double (of u's first two components, as `exp_log::to_dd` takes
+/// them), 2 to 5 in quad-double, then `d - P d d`; and the lanes whose quad-double additions
+/// cancel (which `Qd::add_merged` would take: none for |d| < 2^-24, where every sum adds a term
+/// below 2^-24 of the other).
+#[inline(always)]
+pub(crate) fn ln_1p_series_qd<L: Lanes>(l: L, d: QdV<L>) -> (QdV<L>, L::M) {
+    let zero = l.splat(0.0);
+    let u = [l.neg(d[0]), l.neg(d[1]), l.neg(d[2]), l.neg(d[3])];
+    let mut q = zero;
+    for n in (8..=9).rev() {
+        q = l.mul_add(q, u[0], l.splat(INV_N[n][0]));
+    }
+    let ud = [u[0], u[1]];
+    let mut pd = [q, zero];
+    for n in (6..8).rev() {
+        let c = [l.splat(INV_N[n][0]), l.splat(INV_N[n][1])];
+        pd = dd::add_dd(l, dd::mul_dd(l, pd, ud), c);
+    }
+    let mut p = [pd[0], pd[1], zero, zero];
+    let mut cancels = l.none();
+    for n in (2..6).rev() {
+        let c = [
+            l.splat(INV_N[n][0]),
+            l.splat(INV_N[n][1]),
+            l.splat(INV_N[n][2]),
+            l.splat(INV_N[n][3]),
+        ];
+        let (s, c) = qd::add_qd(l, qd::mul_qd(l, p, u), c);
+        p = s;
+        cancels = l.or(cancels, c);
+    }
+    let w = qd::mul_qd(l, qd::mul_qd(l, p, d), d);
+    let (r, c) = qd::add_qd(l, d, [l.neg(w[0]), l.neg(w[1]), l.neg(w[2]), l.neg(w[3])]);
+    (r, l.or(cancels, c))
 }

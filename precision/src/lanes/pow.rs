@@ -19,7 +19,7 @@ use super::fixed::{ldexp, normalise, piece, pow2, to_f64_52};
 use super::ints::Ints;
 use super::log;
 use super::qd::{self, renormalise, QdV};
-use crate::exp_log::{EXP_OVERFLOW, EXP_UNDERFLOW, POWF_DD_Y};
+use crate::exp_log::{EXP_OVERFLOW, EXP_UNDERFLOW, LN_1P_SERIES_QD, POWF_DD_Y};
 
 /// Lower components of x beyond this fraction of the leading one go to the scalar method (as in
 /// `log.rs`: `m` stays in [1, 2) below it).
@@ -99,10 +99,11 @@ pub(crate) fn powf_dd<L: Ints>(l: L, x: DdV<L>, y: DdV<L>) -> (DdV<L>, L::M) {
 /// `exp_log::powf_positive` for quad-doubles, `x = 2^e m` with m in [1/sqrt2, sqrt2), `y e = n + f`
 /// with n the nearest integer to the leading product (exact products by fused multiply-adds),
 /// `z = y ln m + f ln2` in quad-double arithmetic over `log.rs`'s fixed-point ln m, and
-/// `2^n exp(z)` by `exp.rs`'s fixed-point exp. Besides the lanes [`powf_dd`] hands over (bar
-/// |y| >= 128: here |y| >= 2^40), the lanes where ln m is below 2^-24 (the Newton path), where
-/// |n| > 10^5 (the sign decides) and where a quad-double addition cancels deeply go to the
-/// scalar method.
+/// `2^n exp(z)` by `exp.rs`'s fixed-point exp; where m is within 2^-24 of 1, ln m by the series
+/// of ln(1 + d) (`log::ln_1p_series_qd`), as the scalar function. Besides the lanes
+/// [`powf_dd`] hands over (bar |y| >= 128: here |y| >= 2^40), the lanes where ln m is below
+/// 2^-24 just beyond the series (the Newton path), where |n| > 10^5 (the sign decides) and where
+/// a quad-double addition cancels deeply go to the scalar method.
 #[inline(always)]
 pub(crate) fn powf_qd<L: Ints>(l: L, x: QdV<L>, y: QdV<L>) -> (QdV<L>, L::M) {
     if L::WIDTH == 1 {
@@ -176,8 +177,22 @@ pub(crate) fn powf_qd<L: Ints>(l: L, x: QdV<L>, y: QdV<L>) -> (QdV<L>, L::M) {
     }
     let n = l.select(e0, zero, n);
 
-    // ln m in fixed point (the Newton path's lanes flagged), z = y ln m + f ln2.
-    let (lm, newton) = log::ln_qd(l, qd::add_f64(l, d, one));
+    // ln m by its series where |m - 1| < 2^-24, in fixed point elsewhere (the lanes where it
+    // gives up, just above, flagged for the Newton path); z = y ln m + f ln2. Each only where
+    // some lane takes it.
+    let series = l.lt(l.abs(d[0]), l.splat(LN_1P_SERIES_QD));
+    let (fixed, newton) = if l.all(series) {
+        (d, l.none())
+    } else {
+        log::ln_fixed_qd(l, qd::add_f64(l, d, one))
+    };
+    let (near, cancels) = if l.bits(series) == 0 {
+        (d, l.none())
+    } else {
+        log::ln_1p_series_qd(l, d)
+    };
+    let lm = qd::select(l, series, near, fixed);
+    let newton = l.or(l.and(series, cancels), l.and(l.not(series), newton));
     let ln2 = crate::Qd::LN_2.0;
     let ln2 = [
         l.splat(ln2[0]),

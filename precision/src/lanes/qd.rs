@@ -37,7 +37,7 @@ fn from_dd<L: Lanes>(l: L, x: DdV<L>) -> QdV<L> {
 
 /// `m ? a : b` for whole quad-doubles.
 #[inline(always)]
-fn select<L: Lanes>(l: L, m: L::M, a: QdV<L>, b: QdV<L>) -> QdV<L> {
+pub(crate) fn select<L: Lanes>(l: L, m: L::M, a: QdV<L>, b: QdV<L>) -> QdV<L> {
     [
         l.select(m, a[0], b[0]),
         l.select(m, a[1], b[1]),

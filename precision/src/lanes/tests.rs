@@ -483,10 +483,22 @@ fn ln_arguments(seed: u64) -> Vec<Qd> {
                 tail(&mut rng, x)
             }
             // Near 1, across the fixed path's lower limits 2^-12 (dd) and 2^-24 (qd): the
-            // Newton path below them.
-            4 | 5 => {
+            // series below them.
+            4 => {
                 let d = double(&mut rng, 1) * crate::ldexp(1.0, -rng.gen_range(0..60));
                 tail(&mut rng, Qd::from_f64(1.0) + d)
+            }
+            // At those limits: 1 ± 2^-12 (1 + t) and 1 ± 2^-24 (1 + t), |t| < 2^-20, where
+            // |x - 1| is above the limit and |ln x| below it (the Newton path) for
+            // 0 < t < 2^-13 or 2^-25.
+            5 => {
+                let limit = crate::ldexp(1.0, if rng.gen_bool(0.5) { -12 } else { -24 });
+                let t = rng.gen_range(-1.0..1.0) * crate::ldexp(1.0, -rng.gen_range(20..60));
+                let sign = if rng.gen_bool(0.5) { 1.0 } else { -1.0 };
+                tail(
+                    &mut rng,
+                    Qd::from_f64(1.0) + Qd::from_f64(sign * limit) * (1.0 + t),
+                )
             }
             // Just below and above powers of two (m just below 1: the fixed path takes 2m),
             // with tails of either sign at every depth.
@@ -543,9 +555,12 @@ fn dd_ln_columns_have_the_scalar_bits() {
         .map(|x| Dd::new(x.0[0], x.0[1]))
         .collect();
     let count = |f: &dyn Fn(Dd) -> bool| a.iter().filter(|&&x| f(x)).count();
-    // The Newton path near 1, both signs of ln x on the fixed path, and m just below 1.
-    let newton = |x: Dd| x.hi >= f64::MIN_POSITIVE && (x.ln().hi.abs() < 1.0 / 4096.0);
-    assert!(count(&newton) > 1000);
+    // Near 1 the series (|x - 1| < 2^-12) and, just above, the Newton path; both signs of ln x
+    // on the fixed path, and m just below 1.
+    let series = |x: Dd| (x.hi - 1.0).abs() < 1.0 / 4096.0;
+    let newton = |x: Dd| !series(x) && x.hi >= f64::MIN_POSITIVE && x.ln().hi.abs() < 1.0 / 4096.0;
+    assert!(count(&series) > 1000);
+    assert!(count(&newton) > 0);
     assert!(count(&|x| x.hi > 1.0 && x.ln().hi > 1.0 / 4096.0) > 10_000);
     assert!(count(&|x| x.hi > 0.0 && x.ln().hi < -1.0 / 4096.0) > 10_000);
     assert!(count(&|x| x.hi.log2().fract() == 0.0 && x.lo < 0.0) > 1000);
@@ -560,8 +575,13 @@ fn dd_ln_columns_have_the_scalar_bits() {
 fn qd_ln_columns_have_the_scalar_bits() {
     let a = ln_arguments(13);
     let count = |f: &dyn Fn(Qd) -> bool| a.iter().filter(|&&x| f(x)).count();
-    let newton = |x: Qd| x.0[0] >= f64::MIN_POSITIVE && (x.ln().0[0].abs() < 5.96e-8);
-    assert!(count(&newton) > 1000);
+    // Near 1 the series (|x - 1| < 2^-24) and, just above, the Newton path.
+    let series = |x: Qd| (x.0[0] - 1.0).abs() < 5.960464477539063e-8;
+    let newton = |x: Qd| {
+        !series(x) && x.0[0] >= f64::MIN_POSITIVE && x.ln().0[0].abs() < 5.960464477539063e-8
+    };
+    assert!(count(&series) > 1000);
+    assert!(count(&newton) > 0);
     assert!(count(&|x| x.0[0].log2().fract() == 0.0 && x.0[1] < 0.0) > 1000);
     for isa in Isa::available() {
         let mut d = vec![Qd::default(); N];
@@ -735,6 +755,12 @@ fn qd_powf_columns_have_the_scalar_bits() {
     assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0].is_finite()) > 20_000);
     assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == f64::INFINITY) > 100);
     assert!(count(&|i| lanes(i) && x[i].powf(y[i]).0[0] == 0.0) > 100);
+    // ln m by its series (m within 2^-24 of 1, x = 2^e m), and by the fixed point elsewhere.
+    let series = |i: usize| {
+        let m = x[i].0[0] / crate::ldexp(1.0, x[i].0[0].log2().round() as i32);
+        lanes(i) && (m - 1.0).abs() < 5.9e-8
+    };
+    assert!(count(&series) > 1000);
     for isa in Isa::available() {
         let mut d = vec![Qd::default(); N];
         <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&x), Operand::Column(&y));
