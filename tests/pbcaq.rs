@@ -845,7 +845,11 @@ fn gpu_pbcaq_region_profile() {
 /// [0, 20] with the trapezoid–Simpson pair at 1e-9, in f64 (an evaluation of about 20 ns, so
 /// each step's fork and join weigh) and in dd (an evaluation about ten times dearer), the
 /// median of three runs each. Each line: the time, the speedup over BCAQ, its share of the
-/// threads, steps, evaluations.
+/// threads, steps, evaluations; then per step the time, what it loses to BCAQ's step spread
+/// evenly over the threads, and the Karp–Flatt serial fraction (1/speedup - 1/p) / (1 - 1/p):
+/// a fraction that stays flat as the threads grow is work on one thread, one that grows with
+/// them is the cost of spreading a step (fork, join, wake-ups, uneven tasks). 12.8x on 16
+/// threads needs it below 1.5%.
 #[test]
 #[ignore = "timing; cargo test --release --test pbcaq -- --ignored --nocapture scaling"]
 fn pbcaq_cpu_scaling() {
@@ -853,22 +857,39 @@ fn pbcaq_cpu_scaling() {
     scaling::<Dd>(&[None]);
 }
 
-fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
-    let case = table2()
+/// Function 5 on [0, 20], the scaling tests' case.
+fn largest_interval_function_5() -> Case {
+    table2()
         .into_iter()
         .find(|c| c.expression.contains("cos(5*pi*x)") && c.to == "20")
-        .expect("function 5 on [0, 20] is in the suite");
-    let options = Options {
-        relative: Some(1e-9),
-        max_evaluations: 1 << 33,
-        ..Options::default()
-    };
+        .expect("function 5 on [0, 20] is in the suite")
+}
+
+/// 2, 4, 8, 16 and every core, those that the machine has.
+fn thread_counts() -> Vec<usize> {
     let cores = CpuBackend::new(0).expect("a pool").threads();
     let mut counts: Vec<usize> = [2, 4, 8, 16, cores]
         .into_iter()
         .filter(|&n| n <= cores)
         .collect();
     counts.dedup();
+    counts
+}
+
+/// The Karp–Flatt metric: the serial fraction that `speedup` on `threads` threads implies.
+fn karp_flatt(speedup: f64, threads: usize) -> f64 {
+    let p = threads as f64;
+    (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)
+}
+
+fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
+    let case = largest_interval_function_5();
+    let options = Options {
+        relative: Some(1e-9),
+        max_evaluations: 1 << 33,
+        ..Options::default()
+    };
+    let counts = thread_counts();
     let median = |config: &Config, threads: usize| {
         let mut times: Vec<(f64, Outcome<T>)> = (0..3)
             .map(|_| {
@@ -898,12 +919,75 @@ fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
         for &threads in &counts {
             let (time, other) = median(&config(Scheme::Pbcaq), threads);
             assert_eq!(other.value, out.value, "the pool changed the bits");
+            let steps = f64::from(out.levels);
             println!(
                 "SCALING {name} {size:>7} intervals pbcaq {threads:>6} threads: {:>8.1} ms, \
-                 {:>5.1}x bcaq, {:>4.0}% of {threads}x",
+                 {:>5.1}x bcaq, {:>4.0}% of {threads}x; a step {:>7.1} us, {:>6.1} us over \
+                 bcaq's / {threads}, serial fraction {:>5.2}%",
                 time * 1e3,
                 serial / time,
-                100.0 * serial / time / threads as f64
+                100.0 * serial / time / threads as f64,
+                time / steps * 1e6,
+                (time - serial / threads as f64) / steps * 1e6,
+                100.0 * karp_flatt(serial / time, threads)
+            );
+        }
+    }
+}
+
+/// A region step alone, repeated on one region, by thread count: what spreading a step over
+/// the pool costs with no driver around it. Function 5's regions on [0, 20] for the
+/// trapezoid–Simpson pair: 8192 intervals (PBCAQ's default, its first step) and 512 (so
+/// little work that a spread step's time is nearly all its fixed cost). Each line: a step's
+/// time (the median of five runs of 200 steps, inside the pool as PBCAQ's run is), the
+/// speedup over one thread, and the time over one thread's spread evenly: the fixed cost of
+/// a spread step (fork, join, wake-ups, uneven tasks, the groups' sums in order).
+#[test]
+#[ignore = "timing; cargo test --release --test pbcaq -- --ignored --nocapture step_cost"]
+fn pbcaq_cpu_step_cost() {
+    step_cost::<f64>();
+    step_cost::<Dd>();
+}
+
+fn step_cost<T: Real>() {
+    use hpquad::backend::Backend;
+    use hpquad::methods::pbcaq::region::{Cut, Region};
+    use hpquad::methods::pbcaq::Pair;
+    const STEPS: u32 = 200;
+    let f = Expr::parse(&largest_interval_function_5().expression, 1).expect("parses");
+    let pair = Pair::<T>::TrapezoidSimpson;
+    let per_step = |threads: usize, region: &Region<'_, T>| {
+        let cpu = CpuBackend::new(threads).expect("a pool");
+        let mut times: Vec<f64> = (0..5)
+            .map(|_| {
+                cpu.within(|| {
+                    let start = Instant::now();
+                    for _ in 0..STEPS {
+                        cpu.region_step(&f, region).expect("finite values");
+                    }
+                    start.elapsed().as_secs_f64() / f64::from(STEPS)
+                })
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[2]
+    };
+    let name = T::NAME;
+    for intervals in [8192, 512] {
+        let region = Region::new(&pair, T::zero(), T::from_i64(20), intervals, Cut::Block);
+        let one = per_step(1, &region);
+        println!(
+            "STEP {name} {intervals:>5} intervals  1 thread : {:>8.1} us",
+            one * 1e6
+        );
+        for threads in thread_counts() {
+            let time = per_step(threads, &region);
+            println!(
+                "STEP {name} {intervals:>5} intervals {threads:>2} threads: {:>8.1} us, \
+                 {:>5.1}x, {:>6.1} us over 1 thread's / {threads}",
+                time * 1e6,
+                one / time,
+                (time - one / threads as f64) * 1e6
             );
         }
     }

@@ -23,6 +23,8 @@
 //! interval) that leaves only the groups' sums to copy back.
 
 use std::ops::{Add, Range};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use precision::Real;
 use rayon::prelude::*;
@@ -37,6 +39,9 @@ pub const GROUP: usize = 256;
 
 /// Lanes of a warp, in the order of the sums' tree.
 const WARP: usize = 32;
+
+/// The warps of a group.
+const WARPS_PER_GROUP: usize = GROUP / WARP;
 
 /// The points of one chunk of a step on the calling thread at most (the CPU backend's chunk,
 /// one `eval_batch` call): whole intervals, at least one.
@@ -332,49 +337,33 @@ impl<'a, T: Real> Region<'a, T> {
     }
 
     /// Block cutting's step in one pass over the pool: each task evaluates `warps` warps of
-    /// intervals (32 each) and folds each warp as a group's tree does, so that only the
-    /// groups' folds of their 8 warp sums are left to the calling thread. Every interval is
+    /// intervals (32 each) and folds each warp as a group's tree does; the task that finishes
+    /// a group's last warp folds the group's warp sums too, so that the calling thread only
+    /// adds the groups' sums in order (a serial part of one addition a group: a thread that
+    /// waits on it waits for 32 additions a step, not 32 group folds). Every interval is
     /// accepted (`first` is 0), so no lane waits for another task's pieces; the lanes past the
     /// region are zero in their warp, and the warps past it zero in their group, as in
-    /// [`Region::group_sums`]: the same bits.
+    /// [`Region::group_sums`]: the same bits, whichever task folds a group.
     fn step_by_warps<F: Integrand>(&self, f: &F, warps: usize) -> Result<RegionSums<T>> {
-        let zero = T::zero().to_accumulator();
-        let blank = GroupSums {
-            value: zero,
-            error_lower: 0.0,
-            error_upper: 0.0,
-            floor: 0.0,
-        };
-        let groups = self.groups();
-        let mut sums = vec![blank; groups * (GROUP / WARP)];
+        let slots = WarpSlots::new(self.intervals.div_ceil(WARP));
         let per_task = warps * WARP;
-        // Each task's warps; those past the region stay zero.
-        let results: Vec<Result<()>> = sums[..self.intervals.div_ceil(WARP)]
-            .par_chunks_mut(warps)
-            .enumerate()
-            .map(|(t, out)| {
+        // The first error in task order names the point of smallest index.
+        let results: Vec<Result<()>> = (0..self.intervals.div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
                 let start = t * per_task;
                 let end = (start + per_task).min(self.intervals);
                 let mut pieces = Vec::with_capacity(end - start);
                 self.chunk_pieces(f, start..end, &mut pieces)?;
-                for (w, (slot, pieces)) in out.iter_mut().zip(pieces.chunks(WARP)).enumerate() {
-                    *slot = self.warp_sums(start + w * WARP, pieces);
+                for (w, pieces) in pieces.chunks(WARP).enumerate() {
+                    slots.set_warp(t * warps + w, self.warp_sums(start + w * WARP, pieces));
                 }
+                slots.warps_done(t * warps..(t * warps + warps).min(slots.warps.len()));
                 Ok(())
             })
             .collect();
         results.into_iter().collect::<Result<()>>()?;
-        let groups = sums.chunks_exact(GROUP / WARP).map(|warps| {
-            let mut lanes = [blank; WARP];
-            lanes[..warps.len()].copy_from_slice(warps);
-            GroupSums {
-                value: warp_tree(&mut lanes.map(|l| l.value)),
-                error_lower: warp_tree(&mut lanes.map(|l| l.error_lower)),
-                error_upper: warp_tree(&mut lanes.map(|l| l.error_upper)),
-                floor: warp_tree(&mut lanes.map(|l| l.floor)),
-            }
-        });
-        Ok(RegionSums::from_groups(0, groups))
+        Ok(RegionSums::from_groups(0, slots.into_groups()))
     }
 
     /// One warp's sums (the first fold of [`block_tree`]) over `pieces`, the intervals from
@@ -450,6 +439,83 @@ fn warp_tree<A: Copy + Add<Output = A>>(lanes: &mut [A]) -> A {
         offset /= 2;
     }
     lanes[0]
+}
+
+/// The warp and group sums of a block step spread over a pool ([`Region::step_by_warps`]):
+/// each slot set once, by the task that computes it, and read only after it is set.
+struct WarpSlots<T: Real> {
+    /// Each warp's sums.
+    warps: Vec<OnceLock<GroupSums<T>>>,
+    /// Each group's warps set so far: the task that sets its last one folds the group.
+    done: Vec<AtomicUsize>,
+    /// Each group's sums.
+    groups: Vec<OnceLock<GroupSums<T>>>,
+}
+
+impl<T: Real> WarpSlots<T> {
+    /// Empty slots for `warps` warps.
+    fn new(warps: usize) -> Self {
+        let groups = warps.div_ceil(WARPS_PER_GROUP);
+        WarpSlots {
+            warps: (0..warps).map(|_| OnceLock::new()).collect(),
+            done: (0..groups).map(|_| AtomicUsize::new(0)).collect(),
+            groups: (0..groups).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn set_warp(&self, w: usize, sums: GroupSums<T>) {
+        // Each warp is one task's, set once.
+        let _ = self.warps[w].set(sums);
+    }
+
+    /// Counts warps `range` (set by the calling task) into their groups, and folds each group
+    /// whose last warp this was.
+    fn warps_done(&self, range: Range<usize>) {
+        let mut w = range.start;
+        while w < range.end {
+            let g = w / WARPS_PER_GROUP;
+            let group = g * WARPS_PER_GROUP..((g + 1) * WARPS_PER_GROUP).min(self.warps.len());
+            let mine = range.end.min(group.end) - w;
+            // AcqRel: the warps that the other tasks set before their count are seen by the
+            // task that completes the group.
+            if self.done[g].fetch_add(mine, Ordering::AcqRel) + mine == group.len() {
+                let _ = self.groups[g].set(self.fold_group(group));
+            }
+            w += mine;
+        }
+    }
+
+    /// A group's sums from its warps' (every one set): the warp sums folded by one warp whose
+    /// lanes past the group's last warp are zero (the second fold of [`block_tree`]).
+    fn fold_group(&self, warps: Range<usize>) -> GroupSums<T> {
+        let zero = T::zero().to_accumulator();
+        let blank = GroupSums {
+            value: zero,
+            error_lower: 0.0,
+            error_upper: 0.0,
+            floor: 0.0,
+        };
+        let mut lanes = [blank; WARP];
+        for (lane, slot) in lanes.iter_mut().zip(&self.warps[warps]) {
+            *lane = *slot
+                .get()
+                .expect("a group is folded after its last warp is set");
+        }
+        GroupSums {
+            value: warp_tree(&mut lanes.map(|l| l.value)),
+            error_lower: warp_tree(&mut lanes.map(|l| l.error_lower)),
+            error_upper: warp_tree(&mut lanes.map(|l| l.error_upper)),
+            floor: warp_tree(&mut lanes.map(|l| l.floor)),
+        }
+    }
+
+    /// The groups' sums in group order, once every task has succeeded.
+    fn into_groups(self) -> impl Iterator<Item = GroupSums<T>> {
+        self.groups.into_iter().map(|g| {
+            g.into_inner()
+                .expect("every group is folded when every task succeeded")
+        })
+    }
 }
 
 #[cfg(test)]
