@@ -25,11 +25,11 @@
 //! components, or the chain's last leading component) lets the report check that every
 //! library computed the same thing.
 
+use arith_compare::best_ns;
 use precision::lanes::{Columns, Isa, Operand};
 use precision::{Dd, Qd, Real};
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// Numbers per set.
 const N: usize = 1024;
@@ -78,18 +78,6 @@ impl Inputs {
             sets: [set(0), set(1), set(2)],
         })
     }
-}
-
-/// The best of `reps` timed passes (after one untimed pass) in ns per result.
-fn best_ns(reps: usize, results: usize, mut pass: impl FnMut()) -> f64 {
-    pass();
-    let mut best = f64::INFINITY;
-    for _ in 0..reps {
-        let start = Instant::now();
-        pass();
-        best = best.min(start.elapsed().as_secs_f64());
-    }
-    best * 1e9 / results as f64
 }
 
 /// One JSON line; `isa`, where given, is the lanes' instruction set.

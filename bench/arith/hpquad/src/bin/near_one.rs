@@ -12,10 +12,10 @@
 //! (as `x^x` near x = 1). The generator is a fixed-seed xorshift, so every build times the same
 //! numbers.
 
+use arith_compare::best_ns;
 use precision::lanes::{Columns, Isa, Operand};
 use precision::{Dd, Qd, Real};
 use std::hint::black_box;
-use std::time::Instant;
 
 const N: usize = 1024;
 
@@ -51,17 +51,6 @@ fn offset<T: Real>(rng: &mut Rng, band: (i32, i32)) -> T {
     m * T::from_f64(sign * 2f64.powi(-k))
 }
 
-fn best_ns(reps: usize, mut pass: impl FnMut()) -> f64 {
-    pass();
-    let mut best = f64::INFINITY;
-    for _ in 0..reps {
-        let start = Instant::now();
-        pass();
-        best = best.min(start.elapsed().as_secs_f64());
-    }
-    best * 1e9 / N as f64
-}
-
 fn report<T: Real>(name: &str, band: (i32, i32), ns: f64, out: &[T]) {
     let sum: f64 = out.iter().map(|x| x.limbs()[0]).sum();
     println!(
@@ -84,7 +73,7 @@ fn run<T: Real + Columns>(type_name: &str, reps: usize, filter: &str) {
             if !name.contains(filter) {
                 return;
             }
-            let ns = best_ns(reps, || {
+            let ns = best_ns(reps, N, || {
                 for (o, &a) in out.iter_mut().zip(black_box(args)) {
                     *o = f(a);
                 }
@@ -97,7 +86,7 @@ fn run<T: Real + Columns>(type_name: &str, reps: usize, filter: &str) {
         unary("log2", &x, &|a| a.log2());
         let name = format!("{type_name} powf");
         if name.contains(filter) {
-            let ns = best_ns(reps, || {
+            let ns = best_ns(reps, N, || {
                 for ((o, &a), &b) in out.iter_mut().zip(black_box(&x)).zip(black_box(&y)) {
                     *o = a.powf(b);
                 }
@@ -108,12 +97,12 @@ fn run<T: Real + Columns>(type_name: &str, reps: usize, filter: &str) {
         let isa = Isa::best();
         let name = format!("{type_name} lanes ln");
         if name.contains(filter) {
-            let ns = best_ns(reps, || T::ln_cols(isa, black_box(&mut out), black_box(&x)));
+            let ns = best_ns(reps, N, || T::ln_cols(isa, black_box(&mut out), black_box(&x)));
             report(&name, band, ns, &out);
         }
         let name = format!("{type_name} lanes powf");
         if name.contains(filter) {
-            let ns = best_ns(reps, || {
+            let ns = best_ns(reps, N, || {
                 let (a, b) = (Operand::Column(black_box(&x[..])), Operand::Column(&y[..]));
                 T::powf_cols(isa, black_box(&mut out), a, b)
             });
