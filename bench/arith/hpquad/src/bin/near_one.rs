@@ -97,7 +97,9 @@ fn run<T: Real + Columns>(type_name: &str, reps: usize, filter: &str) {
         let isa = Isa::best();
         let name = format!("{type_name} lanes ln");
         if name.contains(filter) {
-            let ns = best_ns(reps, N, || T::ln_cols(isa, black_box(&mut out), black_box(&x)));
+            let ns = best_ns(reps, N, || {
+                T::ln_cols(isa, black_box(&mut out), black_box(&x))
+            });
             report(&name, band, ns, &out);
         }
         let name = format!("{type_name} lanes powf");
