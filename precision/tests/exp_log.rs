@@ -417,13 +417,13 @@ macro_rules! exp_log_tests {
             }
 
             #[test]
-            fn ln_and_powf_within_2_60_to_2_20_of_one() {
-                // x = 1 + d with |d| in 2^[-60,-20): the series of ln(1 + d) below 2^-24 (qd) and
-                // 2^-12 (dd), the fixed point above; powf with y in [0.5, 2] (x^x near x = 1)
-                // and with |y ln x| up to 700.
-                let near = |r: &mut StdRng| random::<T>(r, -60..-20, true);
+            fn ln_and_powf_within_2_60_to_2_8_of_one() {
+                // x = 1 + d with |d| in 2^[-60,-8): the series of ln(1 + d) below 2^-24 (qd) and
+                // 2^-12 (dd), the fixed point above, both sides of each bound; powf with y in
+                // [0.5, 2] (x^x near x = 1) and with |y ln x| up to 700.
+                let near = |r: &mut StdRng| random::<T>(r, -60..-8, true);
                 check1(
-                    "ln 1 + d, |d| in 2^[-60,-20)",
+                    "ln 1 + d, |d| in 2^[-60,-8)",
                     40,
                     B,
                     FULL,
@@ -432,7 +432,7 @@ macro_rules! exp_log_tests {
                     |x| x.ln(),
                 );
                 check1(
-                    "ln_1p d, |d| in 2^[-60,-20)",
+                    "ln_1p d, |d| in 2^[-60,-8)",
                     41,
                     B,
                     FULL,
@@ -441,7 +441,7 @@ macro_rules! exp_log_tests {
                     |x| x.ln_1p(),
                 );
                 check1(
-                    "log2 1 + d, |d| in 2^[-60,-20)",
+                    "log2 1 + d, |d| in 2^[-60,-8)",
                     42,
                     B,
                     FULL,
