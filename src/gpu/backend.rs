@@ -553,9 +553,16 @@ impl HybridBackend {
         }
     }
 
-    /// The GPU for a batch that is large enough for it, started now if it was not yet.
+    /// The GPU for a batch that is large enough for it, started now if it was not yet, its
+    /// context included: a device whose context cannot be created leaves the work on the CPU.
     fn gpu(&self) -> Option<&GpuBackend> {
-        self.gpu.get_or_init(|| GpuBackend::new(0).ok()).as_ref()
+        self.gpu
+            .get_or_init(|| {
+                let backend = GpuBackend::new(0).ok()?;
+                backend.gpu().ready().ok()?;
+                Some(backend)
+            })
+            .as_ref()
     }
 
     /// False when it is known that there is no GPU (none given, or none found): the common

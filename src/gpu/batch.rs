@@ -498,7 +498,7 @@ impl Gpu {
         let kernel =
             BatchKernel::from_module(&module, settings.method, T::NAME, coords, vars, nodes)?;
         let mut buffers = trace::time("batch device buffers", || {
-            BatchBuffers::new(&self.stream, &kernel, chunk, uploaded, &plan, &constants)
+            BatchBuffers::new(self.stream()?, &kernel, chunk, uploaded, &plan, &constants)
         })?;
         let mut columns = Vec::new();
         let mut start = 0;
@@ -508,7 +508,7 @@ impl Gpu {
             upload_columns(params.values, uploaded, start, m, &mut columns);
             let found = trace::time("batch launch and copies", || {
                 launch::batch(
-                    &self.stream,
+                    self.stream()?,
                     &kernel,
                     &mut buffers,
                     &launch::BatchInput {

@@ -1,15 +1,17 @@
-//! Device discovery and one CUDA context per device, created on first use and shared by every
-//! later call in the process.
+//! Device discovery and one CUDA context per device, created on first use (or begun on a
+//! thread of its own) and shared by every later call in the process.
 #![deny(unsafe_code)]
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::thread::JoinHandle;
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::CudaContext;
 
 use super::error::{driver, GpuError, Result};
 use super::sys;
+use super::trace;
 
 /// What hpquad needs to know about a device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,21 +65,58 @@ pub fn device_info(ordinal: usize) -> Result<DeviceInfo> {
     })
 }
 
-/// The process-wide context of device `ordinal`: the device's primary context, retained once.
+/// A device's context: being retained on a thread of its own ([`begin_context`]), or ready.
+enum Slot {
+    Pending(JoinHandle<Result<Arc<CudaContext>>>),
+    Ready(Arc<CudaContext>),
+}
+
+fn slots() -> MutexGuard<'static, HashMap<usize, Slot>> {
+    static CONTEXTS: OnceLock<Mutex<HashMap<usize, Slot>>> = OnceLock::new();
+    CONTEXTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn retain(ordinal: usize) -> Result<Arc<CudaContext>> {
+    trace::time("context (cuDevicePrimaryCtxRetain)", || {
+        CudaContext::new(ordinal).map_err(|e| driver("cuDevicePrimaryCtxRetain", e))
+    })
+}
+
+/// Starts retaining device `ordinal`'s primary context on a thread of its own and returns at
+/// once; the next [`context`] call waits for it. Retaining a context takes about 0.1 s (one
+/// NVIDIA H200), as long as the rest of a small warm call, and nothing before the first module
+/// load needs it: a first call compiles its kernel with NVRTC meanwhile. `ordinal` must be a
+/// device of this machine.
+pub(crate) fn begin_context(ordinal: usize) {
+    slots()
+        .entry(ordinal)
+        .or_insert_with(|| Slot::Pending(std::thread::spawn(move || retain(ordinal))));
+}
+
+/// The process-wide context of device `ordinal`: the device's primary context, retained once
+/// (or the one [`begin_context`] started, once it is ready).
 pub(crate) fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
-    static CONTEXTS: OnceLock<Mutex<HashMap<usize, Arc<CudaContext>>>> = OnceLock::new();
     let count = sys::device_count()?;
     if ordinal >= count {
         return Err(GpuError::NoDevice { ordinal, count });
     }
-    let mut map = CONTEXTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(ctx) = map.get(&ordinal) {
-        return Ok(ctx.clone());
-    }
-    let ctx = CudaContext::new(ordinal).map_err(|e| driver("cuDevicePrimaryCtxRetain", e))?;
-    map.insert(ordinal, ctx.clone());
+    let mut slots = slots();
+    let retained = match slots.remove(&ordinal) {
+        Some(Slot::Ready(ctx)) => Ok(ctx),
+        Some(Slot::Pending(pending)) => trace::time("waiting for the context", || {
+            pending.join().unwrap_or_else(|_| {
+                Err(GpuError::Invalid(
+                    "the thread retaining the CUDA context panicked".into(),
+                ))
+            })
+        }),
+        None => retain(ordinal),
+    };
+    // A failure is not kept: the next call tries again.
+    let ctx = retained?;
+    slots.insert(ordinal, Slot::Ready(ctx.clone()));
     Ok(ctx)
 }

@@ -106,7 +106,7 @@ impl Gpu {
             split: load(4)?,
             name: format!("cuhre_*_{}_{dims}d_deg{}", T::NAME, set.degree()),
         };
-        let stream = self.stream.clone();
+        let stream = self.stream()?.clone();
         let ordinal = stream.context().ordinal();
         // The header's doubles, then the values' limbs (kernels/cuhre_list.cu: HPQ_K_*).
         let rule = CubatureRule::<T>::with_set(set, dims).device_table();

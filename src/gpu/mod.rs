@@ -36,9 +36,9 @@ mod sys;
 mod tables;
 pub mod trace;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaStream;
 use precision::Real;
 
 pub use backend::{
@@ -148,12 +148,13 @@ impl MixedOp {
 /// from one call to the next; calls on one `Gpu` from several threads take turns on them.
 pub struct Gpu {
     info: DeviceInfo,
-    stream: Arc<CudaStream>,
+    /// The context's default stream, taken at the first launch: the context may still be
+    /// being retained when the first kernel compiles ([`context::begin_context`]).
+    stream: OnceLock<Arc<CudaStream>>,
     compiler: Arc<Compiler>,
     points: Mutex<PointStaging>,
     /// The device buffers of region steps ([`Gpu::region_source`]), kept between steps.
     regions: Mutex<launch::RegionBuffers>,
-    _ctx: Arc<CudaContext>,
 }
 
 /// The buffers of point-list evaluation: the device's, and the host's limb-major copies of
@@ -168,25 +169,37 @@ struct PointStaging {
 }
 
 impl Gpu {
-    /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC.
+    /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC. The device's
+    /// context is retained on a thread of its own while the caller goes on to its first kernel
+    /// (on a cache miss, NVRTC compiles meanwhile); a failure to create it is the error of the
+    /// first call that launches.
     pub fn new(ordinal: usize) -> Result<Gpu> {
         let info = trace::time("driver load, cuInit, device attributes", || {
             context::device_info(ordinal)
         })?;
-        let ctx = trace::time("context (cuDevicePrimaryCtxRetain)", || {
-            context::context(ordinal)
-        })?;
-        let compiler = trace::time("NVRTC load and version", || {
-            Compiler::for_device(&info, ctx.clone())
-        })?;
+        context::begin_context(ordinal);
+        let compiler = trace::time("NVRTC load and version", || Compiler::for_device(&info))?;
         Ok(Gpu {
             info,
-            stream: ctx.default_stream(),
+            stream: OnceLock::new(),
             compiler,
             points: Mutex::new(PointStaging::default()),
             regions: Mutex::new(launch::RegionBuffers::default()),
-            _ctx: ctx,
         })
+    }
+
+    /// Waits until the device's context exists; the error says why it could not be created.
+    pub fn ready(&self) -> Result<()> {
+        self.stream().map(|_| ())
+    }
+
+    /// The stream every launch of this `Gpu` goes on (the context's default stream).
+    fn stream(&self) -> Result<&Arc<CudaStream>> {
+        if let Some(stream) = self.stream.get() {
+            return Ok(stream);
+        }
+        let stream = context::context(self.info.ordinal)?.default_stream();
+        Ok(self.stream.get_or_init(|| stream))
     }
 
     /// The device.
@@ -307,7 +320,7 @@ impl Gpu {
         }
         trace::time("point-list launch and copies", || {
             launch::evaluate(
-                &self.stream,
+                self.stream()?,
                 &kernel,
                 &mut staging.device,
                 host_points,
@@ -370,7 +383,7 @@ impl Gpu {
         h.push_limbs(&mut h_limbs);
         let out = trace::time("uniform-sum launch and copies", || {
             launch::uniform_sum(
-                &self.stream,
+                self.stream()?,
                 &kernel,
                 &a_limbs,
                 &h_limbs,
@@ -409,7 +422,7 @@ impl Gpu {
         }
         let kernel = self.arith_kernel::<T>(op.suffix(), T::LIMBS)?;
         let out = launch::elementwise(
-            &self.stream,
+            self.stream()?,
             &kernel,
             &real::to_limbs(a),
             &real::to_limbs(b),
@@ -427,7 +440,7 @@ impl Gpu {
             )));
         }
         let kernel = self.arith_kernel::<T>(op.suffix(), 1)?;
-        let out = launch::elementwise(&self.stream, &kernel, &real::to_limbs(a), d)?;
+        let out = launch::elementwise(self.stream()?, &kernel, &real::to_limbs(a), d)?;
         Ok(real::from_limbs(&out))
     }
 
@@ -457,7 +470,7 @@ impl Gpu {
     pub fn function<T: GpuReal>(&self, f: Func, a: &[T]) -> Result<Vec<T>> {
         let kernel = self.function_kernel::<T>(kernel_name(f)?)?;
         let limbs = real::to_limbs(a);
-        let out = launch::elementwise(&self.stream, &kernel, &limbs, &limbs)?;
+        let out = launch::elementwise(self.stream()?, &kernel, &limbs, &limbs)?;
         Ok(real::from_limbs(&out))
     }
 
@@ -475,7 +488,7 @@ impl Gpu {
         }
         let kernel = self.function_kernel::<T>(name)?;
         let out = launch::elementwise(
-            &self.stream,
+            self.stream()?,
             &kernel,
             &real::to_limbs(a),
             &real::to_limbs(b),

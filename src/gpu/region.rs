@@ -93,7 +93,7 @@ impl Gpu {
         };
         let mut buffers = self.regions.lock().unwrap_or_else(|p| p.into_inner());
         launch::region_step(
-            &self.stream,
+            self.stream()?,
             kernels,
             &mut buffers,
             pair,

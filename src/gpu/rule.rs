@@ -88,7 +88,7 @@ impl Gpu {
                 .collect()
         };
         let out = launch::genz_malik(
-            &self.stream,
+            self.stream()?,
             &kernel,
             &flat(centers),
             &flat(halfwidths),
