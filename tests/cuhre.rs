@@ -23,7 +23,7 @@ use rug::Float;
 
 mod cubature_support;
 mod mpfr_support;
-use cubature_support::{complex_mul, corner_peak, pagani_cases, sum_terms};
+use cubature_support::{complex_mul, corner_peak, oscillatory, pagani_cases, sum_terms};
 use mpfr_support::{abs_error, digits, mpfr, BITS};
 
 fn mp(x: f64) -> Float {
@@ -1133,6 +1133,22 @@ fn the_corner_peak_converges_within_the_tolerance_on_the_host_list() {
         assert_eq!(dishonesty(&name, &out, &reference, tolerance), None);
         assert!(out.converged, "{name}: {out:?}");
         assert_eq!(revived, 0, "{name}");
+    }
+}
+
+/// An integral far below its integrand's magnitude: each region's error may pass the relative
+/// test ε_r ≤ τ|I_r| while together they pass τ|I| (cos(6 x1 + 7 x2): |I| is 0.7% of ∫|f|).
+/// The list goes on by the volume share alone then, and converges honestly, as does the
+/// oscillatory integrand in 4 dimensions with frequencies whose factors nearly vanish.
+#[test]
+fn integrals_that_cancel_converge_on_the_host_list() {
+    for (frequencies, tolerance) in [(vec![6, 7], 1e-8), (vec![3, 4, 6, 7], 1e-7)] {
+        let (expression, reference) = oscillatory(&frequencies);
+        let n = frequencies.len();
+        let name = format!("oscillatory {frequencies:?}");
+        let (out, _) = on_host_list(&name, &expression, n, &reference, tolerance, 1 << 32);
+        assert_eq!(dishonesty(&name, &out, &reference, tolerance), None);
+        assert!(out.converged, "{name}: {out:?}");
     }
 }
 

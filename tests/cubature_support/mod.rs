@@ -75,6 +75,28 @@ pub fn corner_peak(n: usize) -> (String, Float) {
     (expression, reference)
 }
 
+/// The oscillatory integrand cos(Σ k_i x_i) over [0, 1]^n, n the number of `frequencies`:
+/// its expression and integral Re Π (e^{i k} - 1)/(i k).
+pub fn oscillatory(frequencies: &[u32]) -> (String, Float) {
+    let one = || Float::with_val(BITS, 1);
+    let mut z = (one(), Float::with_val(BITS, 0));
+    for &k in frequencies {
+        let a = Float::with_val(BITS, k);
+        let factor = (
+            Float::with_val(BITS, a.clone().sin() / &a),
+            Float::with_val(BITS, (one() - a.clone().cos()) / &a),
+        );
+        z = complex_mul(z, factor);
+    }
+    let terms = frequencies
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("{k}*x{}", i + 1))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    (format!("cos({terms})"), z.0)
+}
+
 /// The six cases (i from 1 in the formulas): corner peak, two Gaussians, discontinuous,
 /// product peak, oscillatory.
 pub fn pagani_cases() -> Vec<PaganiCase> {
@@ -144,21 +166,12 @@ pub fn pagani_cases() -> Vec<PaganiCase> {
         tolerance: 1e-3,
         pagani_ms: Some(9.2),
     });
-    // Oscillatory cos(Σ i x_i), n = 8: Re Π (e^{i k} - 1)/(i k).
-    let mut z = (one(), Float::with_val(BITS, 0));
-    for k in 1..=8u32 {
-        let a = Float::with_val(BITS, k);
-        let factor = (
-            Float::with_val(BITS, a.clone().sin() / &a),
-            Float::with_val(BITS, (one() - a.clone().cos()) / &a),
-        );
-        z = complex_mul(z, factor);
-    }
+    let (expression, reference) = oscillatory(&[1, 2, 3, 4, 5, 6, 7, 8]);
     cases.push(PaganiCase {
         name: "oscillatory n=8",
         dims: 8,
-        expression: format!("cos({})", sum_terms(8, |i| format!("{}*x{}", i + 1, i + 1))),
-        reference: z.0,
+        expression,
+        reference,
         tolerance: 1e-6,
         pagani_ms: None,
     });

@@ -561,6 +561,8 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
         let mut marked = sums.finished;
         let mut density = sums.density;
         let mut revived = empty::<T>();
+        // The relative threshold of the filter that marked the list.
+        let mut relative_test = per_region;
         if error <= tol {
             stop = Some(Finish::Met);
         } else if spent > REVIVE_AT * tol {
@@ -580,6 +582,14 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
                 })?;
             }
         }
+        if stop.is_none() && marked.active + revived.active == 0 {
+            // Every region passed the relative test, yet their errors add past the tolerance:
+            // their estimates cancel (|I| far below Σ|I_r|). The volume share alone judges
+            // them then, and some region is above it (their errors exceed the part left).
+            density = VOLUME_PART * (tol - spent).max(0.0) / sums.list.volume;
+            relative_test = 0.0;
+            marked = list.filter(Threshold::volume_only(density))?;
+        }
         if stop.is_none() {
             let halves = 2 * (marked.active + revived.active);
             if halves == 0 {
@@ -597,10 +607,10 @@ pub fn run<T: Real, F: Integrand, L: RegionList<T>>(
                         target = room / 2;
                     }
                     let seed = sums.list.error / sums.list.volume;
-                    let raised = fitting_density(list, density, seed, target, per_region)?;
+                    let raised = fitting_density(list, density, seed, target, relative_test)?;
                     marked = list.filter(Threshold {
                         density: raised,
-                        relative: per_region,
+                        relative: relative_test,
                     })?;
                     phase = second_phase.clone();
                     if marked.active + revived.active == 0 {
