@@ -134,9 +134,9 @@ fn gpu_list_meets_the_pagani_cases_honestly() {
             out.converged
         );
         check(case.name, &out, &case.reference, case.tolerance);
-        // Every case the host rounds meet (tests/cuhre.rs; the corner peak and the
-        // oscillatory integrand in 8 dimensions they do not, within 2^30 evaluations).
-        if !(case.name.starts_with("corner") || case.name.starts_with("oscillatory")) {
+        // Every case but the oscillatory integrand in 8 dimensions (its integral cancels,
+        // and so do its regions' errors: the claimed error stays far above the true one).
+        if !case.name.starts_with("oscillatory") {
             assert!(out.converged, "{}: {out:?}", case.name);
         }
         assert!(out.stages.iter().all(|s| s.device.contains("region list")));

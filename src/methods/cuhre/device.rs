@@ -19,6 +19,7 @@
 //!     region r active ⇔ it can be halved, ε_r > τ_rel |I_r| and ε_r > ρ V_r   (filter)
 //!         (in the first round: every region that can be halved)
 //!     if ε_f > 0.75 tol: mark the worst retired regions, ε_f → ≤ 0.5 tol    (revive)
+//!     if none is active or revived: active ⇔ ε_r > ρ V_r alone     (signs that cancel)
 //!     retire the others: I_f += Σ I_r, ε_f += Σ ε_r (kept in the retired list)
 //!     L ← both halves of each active region, then of each revived one    (split)
 //! ```
