@@ -211,10 +211,15 @@ impl GpuBackend {
     ) -> Result<Outcome<T>> {
         let tape = Self::tape_of(f)?;
         let source = self.source_in::<T>(Kernel::List(set), tape)?;
-        let mut list = self
-            .gpu
-            .cuhre_list::<T>(&source, region.dims(), set, self.name.clone())?;
-        device::run(f, &mut list, region, options)
+        let mut list = super::trace::time("region list: kernels, rule table, buffers", || {
+            self.gpu
+                .cuhre_list::<T>(&source, region.dims(), set, self.name.clone())
+        })?;
+        let outcome = super::trace::time("region list: initial partition and rounds", || {
+            device::run(f, &mut list, region, options)
+        });
+        super::trace::time("region list: buffers freed", || drop(list));
+        outcome
     }
 }
 
