@@ -96,6 +96,28 @@ pub(crate) fn begin_context(ordinal: usize) {
         .or_insert_with(|| Slot::Pending(std::thread::spawn(move || retain(ordinal))));
 }
 
+/// Waits for the context of device `ordinal` if [`begin_context`] is still retaining it, so
+/// that no thread of hpquad's is inside the driver when the process ends (a `Gpu` dropped
+/// before its first launch, after an error); does nothing otherwise.
+pub(crate) fn settle(ordinal: usize) {
+    let mut slots = slots();
+    if !matches!(slots.get(&ordinal), Some(Slot::Pending(_))) {
+        return;
+    }
+    if let Some(Slot::Pending(pending)) = slots.remove(&ordinal) {
+        // A failure is not kept, as in `context`: the next call tries again.
+        if let Ok(Ok(ctx)) = pending.join() {
+            slots.insert(ordinal, Slot::Ready(ctx));
+        }
+    }
+}
+
+/// Whether device `ordinal`'s context is being retained on a thread of its own now.
+#[cfg(test)]
+fn pending(ordinal: usize) -> bool {
+    matches!(slots().get(&ordinal), Some(Slot::Pending(_)))
+}
+
 /// The process-wide context of device `ordinal`: the device's primary context, retained once
 /// (or the one [`begin_context`] started, once it is ready).
 pub(crate) fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
@@ -119,4 +141,22 @@ pub(crate) fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
     let ctx = retained?;
     slots.insert(ordinal, Slot::Ready(ctx.clone()));
     Ok(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `Gpu` dropped before its first launch (as after an error) waits for the context its
+    /// creation began, and leaves it for the next `Gpu`: no thread is left in the driver.
+    #[test]
+    #[ignore = "needs a CUDA device"]
+    fn a_gpu_dropped_before_its_first_launch_settles_its_context() {
+        let gpu = crate::gpu::Gpu::new(0).expect("a CUDA device");
+        drop(gpu);
+        assert!(!pending(0));
+        assert!(matches!(slots().get(&0), Some(Slot::Ready(_))));
+        let again = crate::gpu::Gpu::new(0).expect("a CUDA device");
+        again.ready().expect("the context");
+    }
 }

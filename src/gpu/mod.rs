@@ -168,6 +168,16 @@ struct PointStaging {
     values: Vec<f64>,
 }
 
+impl Drop for Gpu {
+    /// A `Gpu` that never launched may leave its context being retained: it is waited for, so
+    /// that no thread is inside the driver when the process ends ([`context::settle`]).
+    fn drop(&mut self) {
+        if self.stream.get().is_none() {
+            context::settle(self.info.ordinal);
+        }
+    }
+}
+
 impl Gpu {
     /// Opens device `ordinal`. Errors: no driver, no such device, no NVRTC. The device's
     /// context is retained on a thread of its own while the caller goes on to its first kernel
@@ -177,8 +187,9 @@ impl Gpu {
         let info = trace::time("driver load, cuInit, device attributes", || {
             context::device_info(ordinal)
         })?;
-        context::begin_context(ordinal);
         let compiler = trace::time("NVRTC load and version", || Compiler::for_device(&info))?;
+        // Only now: a `Gpu` that cannot be made leaves no thread retaining a context.
+        context::begin_context(ordinal);
         Ok(Gpu {
             info,
             stream: OnceLock::new(),
