@@ -170,7 +170,7 @@ struct PointStaging {
 
 impl Drop for Gpu {
     /// A `Gpu` that never launched may leave its context being retained: it is waited for, so
-    /// that no thread is inside the driver when the process ends ([`context::settle`]).
+    /// that no thread is inside the driver when the process ends.
     fn drop(&mut self) {
         if self.stream.get().is_none() {
             context::settle(self.info.ordinal);
