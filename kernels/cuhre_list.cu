@@ -48,8 +48,9 @@
 // its `table` indices, which a host test compares with these): a header of doubles, then values
 // of real_t, each at a fixed slot whatever the rule (0 where it has no such class or candidate).
 // Header: ε; the candidates of each of the three null spaces (their count, as doubles); |w| and
-// the number of points of each class; each candidate's 1 / its 1-norm; the rule's factor on the
-// null rules' error where the ratio test passed (CubatureRule::safety). Values: λa, λb, λc, λd,
+// the number of points of each class; each candidate's 1 / its 1-norm; the rule's factors on the
+// null rules' error where the ratio test passed (CubatureRule::safety), for a region without a
+// parent and for a half of a split. Values: λa, λb, λc, λd,
 // λv and λa²/λb²; the weight per point of each class; each candidate's weights per point of
 // each class, HPQ_K_SLOTS apart.
 #define HPQ_K_SLOTS 9
@@ -60,7 +61,8 @@
 #define HPQ_K_SIZES 13
 #define HPQ_K_INVERSE_NORMS 22
 #define HPQ_K_SAFETY 49
-#define HPQ_K_HEADER 50
+#define HPQ_K_SAFETY_CHECKED 50
+#define HPQ_K_HEADER 51
 #define HPQ_K_GENERATORS 0
 #define HPQ_K_WEIGHTS 6
 #define HPQ_K_CANDIDATES 15
@@ -133,7 +135,9 @@ __device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
     return rounded(a, real_t());
 }
 
-// lower, upper: regions * D values, region-major ((r * D + d) * limbs). Outputs per region: its
+// lower, upper: regions * D values, region-major ((r * D + d) * limbs); checked: the regions are
+// halves of a split, in pairs that HPQ_LIST_SETTLE checks against their parents (the smaller
+// safety factor, HPQ_K_SAFETY_CHECKED). Outputs per region: its
 // estimate (real_t), error and floor (doubles), axis (-1: none can be halved). first_bad: the
 // smallest r * 2^24 + point index whose value is not finite (host-set to ~0). The points are
 // those of src/backend.rs: rule_point, in its order: the center; on each axis i the axis classes
@@ -143,7 +147,7 @@ __device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
 extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                                          const double *__restrict__ upper,
                                          const double *__restrict__ k,
-                                         unsigned long long regions,
+                                         unsigned long long regions, int checked,
                                          double *__restrict__ value, double *__restrict__ error,
                                          double *__restrict__ floor_out,
                                          int *__restrict__ axis_out,
@@ -314,8 +318,9 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
 #endif
             double err =
                 vol * (asymptotic ? fmax(e[0], trend) : 5.0 * fmax(e[0], fmax(e[1], e[2])));
-            // The rule's factor where the ratio test passed (CubatureRule::claimed_error).
-            if (asymptotic) err *= HPQ_K_DOUBLE(HPQ_K_SAFETY);
+            // The rule's factor where the ratio test passed (CubatureRule::claimed_error), the
+            // smaller one when the regions are halves that HPQ_LIST_SETTLE checks (`checked`).
+            if (asymptotic) err *= HPQ_K_DOUBLE(checked ? HPQ_K_SAFETY_CHECKED : HPQ_K_SAFETY);
             double mag = 0.0;
             for (int q = 0; q < HPQ_CLASSES; ++q) {
                 mag += HPQ_K_DOUBLE(HPQ_K_ABS_WEIGHTS + q) * magnitude(S[q]);

@@ -262,7 +262,7 @@ fn list_rule_against_host<T: Real>(source: &str, dims: usize, set: PointSet, exa
         let bits = |v: T| v.limbs().map(f64::to_bits);
         for (r, (raw, settled)) in on_device.iter().enumerate() {
             let (l, u) = (&lower[r * dims..][..dims], &upper[r * dims..][..dims]);
-            let host = device::estimate_region(&f, &rule, l, u);
+            let host = device::estimate_region(&f, &rule, l, u, false);
             let (host_settled, host_axis) = device::settle(&[host], None)[0];
             let name = format!("{} {set:?} n={dims} {source} region {r} from {lo}", T::NAME);
             if exact {

@@ -566,14 +566,15 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             .arg(&slot.upper)
             .arg(&self.constants)
             .arg(&n)
+            .arg(&pairs)
             .arg(&mut slot.value)
             .arg(&mut slot.error)
             .arg(&mut slot.floor)
             .arg(&mut slot.axis)
             .arg(&mut self.first_bad);
         // SAFETY: HPQ_LIST_RULE(const double *lower, const double *upper, const double *k, u64
-        // regions, double *value, double *error, double *floor, int *axis, u64 *first_bad).
-        // The kernels were loaded by name for T and dims, so real_t has `limbs` limbs and
+        // regions, int checked, double *value, double *error, double *floor, int *axis, u64
+        // *first_bad). The kernels were loaded by name for T and dims, so real_t has `limbs` limbs and
         // HPQ_DIMS = dims, HPQ_DEGREE the rule of `set`. n ≤ the slot's capacity: lower and
         // upper hold capacity * dims * limbs doubles, value capacity * limbs, error, floor and
         // axis capacity entries; the kernel reads and writes region r < n only; k holds
@@ -882,7 +883,7 @@ mod tests {
     use crate::expr::{cuda, Expr};
     use crate::methods::cuhre::device::center_and_half;
     use crate::methods::cuhre::rule::table;
-    use crate::methods::cuhre::{SAFETY_DEGREE7, SAFETY_DEGREE9};
+    use crate::methods::cuhre::{SAFETY_DEGREE7, SAFETY_DEGREE9, SAFETY_DEGREE9_CHECKED};
     use precision::{Dd, Qd};
 
     /// The value of `#define name value` in `source`.
@@ -906,6 +907,7 @@ mod tests {
             ("HPQ_K_SIZES", table::SIZES),
             ("HPQ_K_INVERSE_NORMS", table::INVERSE_NORMS),
             ("HPQ_K_SAFETY", table::SAFETY),
+            ("HPQ_K_SAFETY_CHECKED", table::SAFETY_CHECKED),
             ("HPQ_K_HEADER", table::HEADER),
             ("HPQ_K_GENERATORS", table::GENERATORS),
             ("HPQ_K_WEIGHTS", table::WEIGHTS),
@@ -943,10 +945,12 @@ mod tests {
 
     /// What `HPQ_LIST_RULE` computes for a region of half-widths `half` from its class sums
     /// `sums` and fourth differences (those as the host's), reading `t` by the kernel's
-    /// indices: the estimate, the error (with the safety factor) and the floor.
+    /// indices: the estimate, the error (with the safety factor for halves when `checked`) and
+    /// the floor.
     fn replay<T: Real>(
         t: &crate::methods::cuhre::rule::DeviceTable<T>,
         set: PointSet,
+        checked: bool,
         half: &[T],
         sums: &[T; RULE_CLASSES],
     ) -> (T, f64, f64) {
@@ -998,7 +1002,11 @@ mod tests {
                 5.0 * e[0].max(e[1].max(e[2]))
             };
         if asymptotic {
-            err *= t.header[table::SAFETY];
+            err *= t.header[if checked {
+                table::SAFETY_CHECKED
+            } else {
+                table::SAFETY
+            }];
         }
         let mut mag = 0.0;
         for (q, &s) in sums.iter().enumerate().take(classes) {
@@ -1024,11 +1032,14 @@ mod tests {
                 assert_eq!(t.header.len(), table::HEADER);
                 assert_eq!(t.reals.len(), table::REALS);
                 assert_eq!(t.header[table::EPSILON], T::epsilon().to_f64());
-                let factor = match set {
-                    PointSet::Degree7 => SAFETY_DEGREE7,
-                    PointSet::Degree9 => SAFETY_DEGREE9,
+                let factors = match set {
+                    PointSet::Degree7 => [SAFETY_DEGREE7, SAFETY_DEGREE7],
+                    PointSet::Degree9 => [SAFETY_DEGREE9, SAFETY_DEGREE9_CHECKED],
                 };
-                assert_eq!(t.header[table::SAFETY], factor);
+                assert_eq!(
+                    [t.header[table::SAFETY], t.header[table::SAFETY_CHECKED]],
+                    factors
+                );
                 let spaces: Vec<usize> = (0..3)
                     .map(|n| t.header[table::SPACES + n] as usize)
                     .collect();
@@ -1048,13 +1059,18 @@ mod tests {
                         let (center, half) = center_and_half(&lower, &upper);
                         let (sums, fourth, _) = region_sums(&f, &center, &half, rule.generators());
                         let host = rule.estimate(&half, &sums, &fourth);
-                        let (value, error, floor) = replay(&t, set, &half, &sums);
-                        let want = rule.claimed_error(&host);
-                        let name = format!("{} {set:?} n={dims} {text} from {lo}", T::NAME);
-                        let bits = |v: T| v.limbs().map(f64::to_bits);
-                        assert_eq!(bits(value), bits(host.value), "{name}");
-                        assert_eq!(error.to_bits(), want.to_bits(), "{name}");
-                        assert_eq!(floor.to_bits(), host.floor.to_bits(), "{name}");
+                        for checked in [false, true] {
+                            let (value, error, floor) = replay(&t, set, checked, &half, &sums);
+                            let want = rule.claimed_error(&host, checked);
+                            let name = format!(
+                                "{} {set:?} n={dims} {text} from {lo} checked {checked}",
+                                T::NAME
+                            );
+                            let bits = |v: T| v.limbs().map(f64::to_bits);
+                            assert_eq!(bits(value), bits(host.value), "{name}");
+                            assert_eq!(error.to_bits(), want.to_bits(), "{name}");
+                            assert_eq!(floor.to_bits(), host.floor.to_bits(), "{name}");
+                        }
                     }
                 }
             }

@@ -16,9 +16,9 @@
 //!
 //! Singularities that an expression makes without such an operation (sqrt(x1 x2), x1^(-1/3),
 //! log(x1² + x2²) at a corner, |x1 - 0.3| written as sqrt((x1 - 0.3)²)) get the degree-9
-//! rule; its error estimate stays honest on them (the true error 0.02 to 0.17 of it at
+//! rule; its error estimate stays honest on them (the true error 0.02 to 0.24 of it at
 //! tolerances 1e-4 and 1e-6, tests/cuhre.rs: `singular_integrands_are_honest_with_either_rule`,
-//! with the degree-9 rule's safety factor 5), at 0.4 to 2.4 times the degree-7 rule's
+//! with the degree-9 rule's safety factors 5 and 2), at 0.4 to 2.4 times the degree-7 rule's
 //! evaluations.
 
 use std::fmt;

@@ -240,7 +240,8 @@ pub fn center_and_half<T: Real>(lower: &[T], upper: &[T]) -> (Vec<T>, Vec<T>) {
 /// One region's estimate as the list's rule kernel computes it (`kernels/cuhre_list.cu`), here
 /// on the host: the rule on the region `lower`..`upper` (its class sums in the order of its
 /// points), [`CubatureRule::estimate`], the rule's factor where the ratio test passed
-/// ([`CubatureRule::claimed_error`]) and the axis of the largest fourth difference. The
+/// ([`CubatureRule::claimed_error`]; `checked`: the region is a half of a split, which
+/// [`settle`] will check against its parent) and the axis of the largest fourth difference. The
 /// reference the device's kernel is checked against (tests/gpu_cuhre_device.rs), and the CPU
 /// list's ([`super::host_list`]).
 pub fn estimate_region<T: Real, F: Integrand>(
@@ -248,6 +249,7 @@ pub fn estimate_region<T: Real, F: Integrand>(
     rule: &CubatureRule<T>,
     lower: &[T],
     upper: &[T],
+    checked: bool,
 ) -> Raw<T> {
     let (center, half) = center_and_half(lower, upper);
     let (classes, fourth, _) = region_sums(f, &center, &half, rule.generators());
@@ -255,7 +257,7 @@ pub fn estimate_region<T: Real, F: Integrand>(
     let axis = choose_axis(&e.fourth_differences, &e.difference_noise, lower, upper);
     Raw {
         value: e.value,
-        error: rule.claimed_error(&e),
+        error: rule.claimed_error(&e, checked),
         floor: e.floor,
         axis,
     }

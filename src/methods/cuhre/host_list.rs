@@ -110,12 +110,12 @@ impl<F: Integrand> RegionList<f64> for HostList<'_, F> {
     fn rule(&mut self, share: &Share) -> Result<Round<f64>> {
         use rayon::prelude::*;
         let n = self.dims;
-        let (f, rule) = (self.f, &self.rule);
+        let (f, rule, checked) = (self.f, &self.rule, self.parents.is_some());
         self.raw = (0..self.regions() as usize)
             .into_par_iter()
             .map(|r| {
                 let (l, u) = (&self.lower[r * n..][..n], &self.upper[r * n..][..n]);
-                estimate_region(f, rule, l, u)
+                estimate_region(f, rule, l, u, checked)
             })
             .collect();
         self.settled = match &self.parents {

@@ -6,7 +6,8 @@
 //!
 //! - C-RULES ([`rule`]): a fully symmetric rule with its null rules gives a region's estimate
 //!   I, its error ε (DCUHRE's null rules and ratio test, times the rule's safety factor where
-//!   the test passed: [`SAFETY_DEGREE7`], [`SAFETY_DEGREE9`]) and the axis κ of the largest
+//!   the test passed: [`SAFETY_DEGREE7`]; [`SAFETY_DEGREE9`], [`SAFETY_DEGREE9_CHECKED`] for a
+//!   half that the parent check sees) and the axis κ of the largest
 //!   fourth divided difference, all from the class sums
 //!   any backend computes ([`Backend::genz_malik_sums`]); constants exact in the working
 //!   precision. Two rules ([`choose_rule`], once per integrand): DCUHRE's degree 9
@@ -84,7 +85,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use regions::Regions;
-pub use regions::{SAFETY_DEGREE7, SAFETY_DEGREE9};
+pub use regions::{SAFETY_DEGREE7, SAFETY_DEGREE9, SAFETY_DEGREE9_CHECKED};
 
 /// How the regions are split: one at a time, or a batch a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -393,7 +393,8 @@ impl<T: Real> CubatureRule<T> {
         use table::*;
         let mut header = vec![0.0; HEADER];
         header[EPSILON] = T::epsilon().to_f64();
-        header[SAFETY] = self.safety();
+        header[SAFETY] = self.safety(false);
+        header[SAFETY_CHECKED] = self.safety(true);
         let mut reals = vec![T::zero(); REALS];
         let g = &self.generators;
         reals[GENERATORS..GENERATORS + 6].copy_from_slice(&[
@@ -416,21 +417,24 @@ impl<T: Real> CubatureRule<T> {
         DeviceTable { header, reals }
     }
 
-    /// The factor on the null rules' error where they passed the ratio test, for this rule
-    /// ([`super::SAFETY_DEGREE7`], [`super::SAFETY_DEGREE9`]).
-    pub fn safety(&self) -> f64 {
-        match self.set() {
-            PointSet::Degree7 => super::SAFETY_DEGREE7,
-            PointSet::Degree9 => super::SAFETY_DEGREE9,
+    /// The factor on the null rules' error where they passed the ratio test, for this rule and
+    /// a region that DCUHRE's check against its parent will see (`checked`: a half of a split)
+    /// or not (the whole box, a list's initial regions): [`super::SAFETY_DEGREE7`] either way,
+    /// [`super::SAFETY_DEGREE9`] or [`super::SAFETY_DEGREE9_CHECKED`].
+    pub fn safety(&self, checked: bool) -> f64 {
+        match (self.set(), checked) {
+            (PointSet::Degree7, _) => super::SAFETY_DEGREE7,
+            (PointSet::Degree9, false) => super::SAFETY_DEGREE9,
+            (PointSet::Degree9, true) => super::SAFETY_DEGREE9_CHECKED,
         }
     }
 
     /// A region's error as the algorithms count it: `estimate.error` times
     /// [`CubatureRule::safety`] where the ratio test passed, DCUHRE's 5 max(e1, e2, e3) as it
-    /// is where it failed.
-    pub fn claimed_error(&self, estimate: &RuleEstimate<T>) -> f64 {
+    /// is where it failed. `checked`: the region is a half that the parent check will see.
+    pub fn claimed_error(&self, estimate: &RuleEstimate<T>, checked: bool) -> f64 {
         if estimate.asymptotic {
-            self.safety() * estimate.error
+            self.safety(checked) * estimate.error
         } else {
             estimate.error
         }
@@ -471,11 +475,13 @@ pub(crate) mod table {
     pub const SIZES: usize = ABS_WEIGHTS + RULE_CLASSES;
     /// Header: each candidate's 1 / its 1-norm.
     pub const INVERSE_NORMS: usize = SIZES + RULE_CLASSES;
-    /// Header: the factor on the null rules' error where the ratio test passed
-    /// ([`super::CubatureRule::safety`]).
+    /// Header: the factor on the null rules' error where the ratio test passed, for a region
+    /// without a parent ([`super::CubatureRule::safety`]).
     pub const SAFETY: usize = INVERSE_NORMS + MAX_CANDIDATES;
+    /// Header: the same for a half that the parent check will see.
+    pub const SAFETY_CHECKED: usize = SAFETY + 1;
     /// The header's length.
-    pub const HEADER: usize = SAFETY + 1;
+    pub const HEADER: usize = SAFETY_CHECKED + 1;
     /// Values: λa, λb, λc, λd, λv and λa²/λb².
     pub const GENERATORS: usize = 0;
     /// Values: the rule's weight per point of each class.
