@@ -10,7 +10,10 @@ use hpquad::gpu::{Gpu, GpuReal};
 use hpquad::precision::{Dd, Qd, Real};
 
 /// The source for `T`: the uniform sum, or the list kernels of `list` = (dims, rule).
-fn source<T: GpuReal + Real>(expr: &str, list: Option<(usize, PointSet)>) -> Result<String, String> {
+fn source<T: GpuReal + Real>(
+    expr: &str,
+    list: Option<(usize, PointSet)>,
+) -> Result<String, String> {
     let dims = list.map_or(1, |(dims, _)| dims);
     let expr = Expr::parse(expr, dims).map_err(|e| e.to_string())?;
     let code = cuda::integrand::<T>(expr.tape()).map_err(|e| e.to_string())?;
