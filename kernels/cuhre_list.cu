@@ -490,14 +490,14 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
 // blocks before b. With `share`, out[HPQ_PARTIAL + 1] = the tolerance's share per unit of the
 // list's volume (device.rs: the density): tol = max(absolute, relative |retired_value + I|),
 // part * max(tol - spent, 0) / volume.
-extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
-                                           unsigned long long blocks, int scan,
-                                           unsigned long long *__restrict__ first_bad,
-                                           unsigned long long *__restrict__ offsets,
-                                           int share, double absolute, double relative,
-                                           double retired_value, double spent, double part,
-                                           double *__restrict__ out) {
-    __shared__ unsigned long long before[1024];
+// 1024 threads: at most 64 registers each (the qd accumulator's sums and the scan's counts
+// need more without the bound, and the launch fails).
+extern "C" __global__ void __launch_bounds__(1024)
+    HPQ_LIST_REDUCE(const double *__restrict__ partials, unsigned long long blocks, int scan,
+                    unsigned long long *__restrict__ first_bad,
+                    unsigned long long *__restrict__ offsets, int share, double absolute,
+                    double relative, double retired_value, double spent, double part,
+                    double *__restrict__ out) {
     const unsigned long long per = (blocks + blockDim.x - 1) / blockDim.x;
     const unsigned long long start = threadIdx.x * per;
     const unsigned long long stop = start + per < blocks ? start + per : blocks;
@@ -514,7 +514,28 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
         vol = dd_add(vol, dd_make(p[HPQ_ACC_LIMBS + 2], p[HPQ_ACC_LIMBS + 3]));
         n += (unsigned long long)p[HPQ_ACC_LIMBS + 4];
     }
-    before[threadIdx.x] = n;
+    // The counts' exclusive scan over the threads (thread t's first offset) and their total:
+    // inclusive scans in each warp, then over the warps' totals.
+    __shared__ unsigned long long warp_scan[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    unsigned long long inclusive = n;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const unsigned long long below = __shfl_up_sync(0xffffffffu, inclusive, offset);
+        if (lane >= offset) inclusive += below;
+    }
+    if (lane == 31) warp_scan[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned long long w = lane < warps ? warp_scan[lane] : 0;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const unsigned long long below = __shfl_up_sync(0xffffffffu, w, offset);
+            if (lane >= offset) w += below;
+        }
+        if (lane < warps) warp_scan[lane] = w;
+    }
+    __syncthreads();
+    const unsigned long long first = inclusive - n + (warp > 0 ? warp_scan[warp - 1] : 0);
+    const unsigned long long total = warp_scan[warps - 1];
     v = block_reduce(v);
     if (threadIdx.x == 0) acc_store(out, v);
     __syncthreads();
@@ -524,12 +545,6 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
     vol = block_reduce(vol);
     if (threadIdx.x == 0) {
         store(out + HPQ_ACC_LIMBS + 2, vol);
-        unsigned long long total = 0;
-        for (int t = 0; t < (int)blockDim.x; ++t) {
-            const unsigned long long c = before[t];
-            before[t] = total;
-            total += c;
-        }
         out[HPQ_ACC_LIMBS + 4] = (double)total;
         out[HPQ_ACC_LIMBS + 5] = __longlong_as_double((long long)*first_bad);
         *first_bad = ~0ull;
@@ -540,9 +555,8 @@ extern "C" __global__ void HPQ_LIST_REDUCE(const double *__restrict__ partials,
             out[HPQ_ACC_LIMBS + 6] = volume > 0.0 ? part * fmax(tol - spent, 0.0) / volume : 0.0;
         }
     }
-    __syncthreads();
     if (scan) {
-        unsigned long long at = before[threadIdx.x];
+        unsigned long long at = first;
         for (unsigned long long b = start; b < stop; ++b) {
             offsets[b] = at;
             at += (unsigned long long)partials[b * HPQ_PARTIAL + HPQ_ACC_LIMBS + 4];
