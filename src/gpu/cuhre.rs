@@ -574,11 +574,12 @@ impl<T: Real> RegionList<T> for GpuList<T> {
             .arg(&mut self.first_bad);
         // SAFETY: HPQ_LIST_RULE(const double *lower, const double *upper, const double *k, u64
         // regions, int checked, double *value, double *error, double *floor, int *axis, u64
-        // *first_bad). The kernels were loaded by name for T and dims, so real_t has `limbs` limbs and
-        // HPQ_DIMS = dims, HPQ_DEGREE the rule of `set`. n ≤ the slot's capacity: lower and
-        // upper hold capacity * dims * limbs doubles, value capacity * limbs, error, floor and
-        // axis capacity entries; the kernel reads and writes region r < n only; k holds
-        // table::HEADER + table::REALS * limbs doubles (device_table), the kernel reads below.
+        // *first_bad). The kernels were loaded by name for T and dims, so real_t has `limbs`
+        // limbs and HPQ_DIMS = dims, HPQ_DEGREE the rule of `set`. n ≤ the slot's capacity:
+        // lower and upper hold capacity * dims * limbs doubles, value capacity * limbs, error,
+        // floor and axis capacity entries; the kernel reads and writes region r < n only; k
+        // holds table::HEADER + table::REALS * limbs doubles (device_table), the kernel reads
+        // below.
         unsafe { args.launch(rule_cfg) }
             .map_err(|e| launch_error(&self.kernels.name, ordinal, e))?;
         let mut args = self.stream.launch_builder(&self.kernels.settle);
