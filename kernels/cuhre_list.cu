@@ -484,6 +484,16 @@ extern "C" __global__ void HPQ_LIST_FILTER(const double *__restrict__ lower,
     block_sums(v, e, vol, n, partials);
 }
 
+// The sum of v over lanes 0..lane of the warp. Every lane must call it.
+__device__ __forceinline__ unsigned long long inclusive_warp_scan(unsigned long long v,
+                                                                  int lane) {
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const unsigned long long below = __shfl_up_sync(0xffffffffu, v, offset);
+        if (lane >= offset) v += below;
+    }
+    return v;
+}
+
 // One block of 1024 threads: the sums of `blocks` partials (thread t adds a contiguous run of
 // them in order, then the block tree), into out[0 .. HPQ_PARTIAL), then *first_bad's bits (and
 // *first_bad is reset for the next rule); with `scan`, offsets[b] = the active regions of the
@@ -518,19 +528,12 @@ extern "C" __global__ void __launch_bounds__(1024)
     // inclusive scans in each warp, then over the warps' totals.
     __shared__ unsigned long long warp_scan[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    unsigned long long inclusive = n;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const unsigned long long below = __shfl_up_sync(0xffffffffu, inclusive, offset);
-        if (lane >= offset) inclusive += below;
-    }
+    const unsigned long long inclusive = inclusive_warp_scan(n, lane);
     if (lane == 31) warp_scan[warp] = inclusive;
     __syncthreads();
     if (warp == 0) {
-        unsigned long long w = lane < warps ? warp_scan[lane] : 0;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const unsigned long long below = __shfl_up_sync(0xffffffffu, w, offset);
-            if (lane >= offset) w += below;
-        }
+        const unsigned long long total_of_lane = lane < warps ? warp_scan[lane] : 0;
+        const unsigned long long w = inclusive_warp_scan(total_of_lane, lane);
         if (lane < warps) warp_scan[lane] = w;
     }
     __syncthreads();
