@@ -849,7 +849,11 @@ fn gpu_pbcaq_region_profile() {
 /// evenly over the threads, and the Karp–Flatt serial fraction (1/speedup - 1/p) / (1 - 1/p):
 /// a fraction that stays flat as the threads grow is work on one thread, one that grows with
 /// them is the cost of spreading a step (fork, join, wake-ups, uneven tasks). 12.8x on 16
-/// threads needs it below 1.5%.
+/// threads needs it below 1.5%. Before them, the machine's own ceiling for this work: the same
+/// number of evaluations of the same integrand with no algorithm around them
+/// ([`evaluation_ceiling`]), on one thread and on each count, so that a PBCAQ line reads
+/// against what the cores can give (a host whose cores slow down when all are busy, or share
+/// their arithmetic units, cannot give p times one thread to anything).
 #[test]
 #[ignore = "timing; cargo test --release --test pbcaq -- --ignored --nocapture scaling"]
 fn pbcaq_cpu_scaling() {
@@ -882,6 +886,30 @@ fn karp_flatt(speedup: f64, threads: usize) -> f64 {
     (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)
 }
 
+/// The time of `evaluations` values of `case`'s integrand at points spread over its interval,
+/// on `threads` threads through [`hpquad::backend::Backend::evaluate`] (the CPU backend splits a
+/// call's points evenly over its pool), in calls of at most 2^20 points: the evaluations alone,
+/// with one fork and join a call, as close to perfectly parallel work as the backend gets.
+fn evaluation_ceiling<T: Real>(case: &Case, evaluations: u64, threads: usize) -> f64 {
+    use hpquad::backend::Backend;
+    let f = Expr::parse(&case.expression, 1).expect("the suite's expression parses");
+    let cpu = CpuBackend::new(threads).expect("a thread pool");
+    let bound = |text: &str| T::parse_decimal(text).expect("a decimal bound");
+    let (a, b) = (bound(&case.from), bound(&case.to));
+    let chunk = evaluations.min(1 << 20);
+    let h = (b - a) / T::from_i64(chunk as i64);
+    let points: Vec<T> = (0..chunk).map(|k| a + T::from_i64(k as i64) * h).collect();
+    let calls = evaluations.div_ceil(chunk);
+    cpu.within(|| {
+        let start = Instant::now();
+        for _ in 0..calls {
+            let values = cpu.evaluate(&f, &points).expect("finite values");
+            std::hint::black_box(values);
+        }
+        start.elapsed().as_secs_f64()
+    })
+}
+
 fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
     let case = largest_interval_function_5();
     let options = Options {
@@ -890,6 +918,31 @@ fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
         ..Options::default()
     };
     let counts = thread_counts();
+    let name = T::NAME;
+    // The median of three, as the runs below.
+    let ceiling = |evaluations: u64, threads: usize| {
+        let mut times: Vec<f64> = (0..3)
+            .map(|_| evaluation_ceiling::<T>(&case, evaluations, threads))
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[1]
+    };
+    let evaluations = 1 << 23;
+    let one = ceiling(evaluations, 1);
+    println!(
+        "SCALING {name} ceiling: {evaluations} evaluations alone, 1 thread: {:>8.1} ms",
+        one * 1e3
+    );
+    for &threads in &counts {
+        let time = ceiling(evaluations, threads);
+        println!(
+            "SCALING {name} ceiling: {evaluations} evaluations alone, {threads:>2} threads: \
+             {:>8.1} ms, {:>5.1}x one thread, {:>4.0}% of {threads}x",
+            time * 1e3,
+            one / time,
+            100.0 * one / time / threads as f64
+        );
+    }
     let median = |config: &Config, threads: usize| {
         let mut times: Vec<(f64, Outcome<T>)> = (0..3)
             .map(|_| {
@@ -909,7 +962,6 @@ fn scaling<T: Real>(region_sizes: &[Option<usize>]) {
         let (serial, out) = median(&config(Scheme::Bcaq), 1);
         check(&case, "bcaq", &options, &out);
         let size = intervals.map_or("default".to_string(), |n| n.to_string());
-        let name = T::NAME;
         println!(
             "SCALING {name} {size:>7} intervals bcaq      1 thread : {:>8.1} ms, {} steps, {} points",
             serial * 1e3,
