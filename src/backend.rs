@@ -12,6 +12,7 @@ use precision::Real;
 use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::Hyperbox;
+use crate::methods::gauss_product::{product_regions, ProductRule, ProductSums};
 use crate::methods::pbcaq::region::{self, Region};
 use crate::methods::{Options, Outcome};
 
@@ -227,6 +228,34 @@ pub trait Backend: Sync {
         _set: PointSet,
     ) -> Option<Result<Outcome<T>>> {
         None
+    }
+
+    /// The sums of a tensor-product Gauss–Legendre rule ([`ProductRule`]) on each region of a
+    /// list: `lower` and `upper` hold `f.dims()` values a region, region-major. A region's
+    /// sums are its blocks' ([`ProductRule::block_sums`]) added in block order, so that every
+    /// backend gives the same bits however it spreads the blocks; a non-finite value is
+    /// reported in [`ProductSums::bad`], not as an error, so that the caller names the point.
+    ///
+    /// The default sums region after region on the calling thread.
+    fn product_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        lower: &[T],
+        upper: &[T],
+    ) -> Result<Vec<ProductSums<T>>> {
+        let dims = product_regions(f, rule, lower, upper)?;
+        Ok(lower
+            .chunks_exact(dims)
+            .zip(upper.chunks_exact(dims))
+            .map(|(l, u)| rule.region_sums(f, l, u))
+            .collect())
+    }
+
+    /// The device that [`Backend::product_sums`] would run `points` points of `f` on, for the
+    /// per-stage record. The default is [`Backend::device`].
+    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
+        self.device()
     }
 
     /// The sum over one grid; see [`Backend::uniform_sums`].

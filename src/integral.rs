@@ -13,10 +13,17 @@ use crate::expr::Expr;
 use crate::gpu::{GpuBackend, HybridBackend};
 use crate::integrand::{Integrand, RealFn};
 use crate::methods::{
-    auto, cuhre, gauss_kronrod, gauss_legendre, pbcaq, richardson, romberg, tanh_sinh, trapezoid,
-    Interval, Options, Outcome,
+    auto, cuhre, gauss_kronrod, gauss_legendre, gauss_product, pbcaq, richardson, romberg,
+    tanh_sinh, trapezoid, Interval, Options, Outcome,
 };
 use crate::options::{Device, Method, Precision};
+
+/// The cubature method an integral over a box runs.
+#[derive(Debug, Clone, Copy)]
+enum Cubature {
+    Cuhre(cuhre::Schedule),
+    GaussProduct,
+}
 
 /// A bound as given: a double, or text read in the working precision, parsed once when it is
 /// given (a call's work can be a few microseconds: parsing "0" and "1" anew each time was a
@@ -319,8 +326,8 @@ impl<F: Integrand> Integral<F> {
     where
         Value: From<T>,
     {
-        if let Some(schedule) = self.cubature() {
-            return self.estimate_box::<T>(backend, schedule);
+        if let Some(cubature) = self.cubature() {
+            return self.estimate_box::<T>(backend, cubature);
         }
         // A box of one axis is an interval.
         let (lower, upper) = match &self.axes {
@@ -348,7 +355,9 @@ impl<F: Integrand> Integral<F> {
                 let config = pbcaq::Config::new(scheme).with_rule(rule);
                 pbcaq::pbcaq(f, backend, interval, &config, options)?
             }
-            Method::Cuhre { .. } => unreachable!("cubature runs in estimate_box"),
+            Method::Cuhre { .. } | Method::GaussProduct => {
+                unreachable!("cubature runs in estimate_box")
+            }
             Method::Auto => {
                 let (outcome, choice) = auto::auto(f, backend, interval, options)?;
                 let mut estimate = Estimate::from_outcome(outcome, choice.method);
@@ -359,22 +368,37 @@ impl<F: Integrand> Integral<F> {
         Ok(Estimate::from_outcome(outcome, self.method))
     }
 
-    /// The schedule of CUHRE when it runs: asked for by name, or chosen by [`Method::Auto`]
+    /// The cubature method when one runs: asked for by name, or chosen by [`Method::Auto`]
     /// for an integrand of several variables.
-    fn cubature(&self) -> Option<cuhre::Schedule> {
+    fn cubature(&self) -> Option<Cubature> {
         match self.method {
-            Method::Cuhre { schedule } => Some(schedule),
-            Method::Auto if self.integrand.dims() > 1 => Some(cuhre::Schedule::Parallel),
+            Method::Cuhre { schedule } => Some(Cubature::Cuhre(schedule)),
+            Method::GaussProduct => Some(Cubature::GaussProduct),
+            Method::Auto if self.integrand.dims() > 1 => {
+                // CUHRE where a rule or the GPU was asked for: the product rule runs on the
+                // CPU only.
+                let product = self.options.cubature_rule == cuhre::RuleChoice::Auto
+                    && self.device != Device::Gpu
+                    && gauss_product::suits(
+                        &self.integrand,
+                        self.integrand.dims(),
+                        self.precision != Precision::F64,
+                        self.options.relative,
+                    )
+                    .is_some();
+                Some(if product {
+                    Cubature::GaussProduct
+                } else {
+                    Cubature::Cuhre(cuhre::Schedule::Parallel)
+                })
+            }
             _ => None,
         }
     }
 
-    /// Runs CUHRE in precision `T` over the box (or the interval, as a box of one axis).
-    fn estimate_box<T: Real>(
-        &self,
-        backend: &HybridBackend,
-        schedule: cuhre::Schedule,
-    ) -> Result<Estimate>
+    /// Runs the cubature method in precision `T` over the box (or the interval, as a box of
+    /// one axis).
+    fn estimate_box<T: Real>(&self, backend: &HybridBackend, cubature: Cubature) -> Result<Estimate>
     where
         Value: From<T>,
     {
@@ -407,6 +431,30 @@ impl<F: Integrand> Integral<F> {
             ),
         };
         let region = cuhre::Hyperbox::new(lower, upper)?;
+        let schedule = match cubature {
+            Cubature::Cuhre(schedule) => schedule,
+            Cubature::GaussProduct => {
+                let outcome =
+                    gauss_product::gauss_product(&self.integrand, backend, &region, &self.options)?;
+                let mut estimate = Estimate::from_outcome(outcome, Method::GaussProduct);
+                let m = gauss_product::points_per_axis::<T>(region.dims())?;
+                let rule = format!(
+                    "the product of {m}-point Gauss–Legendre rules, {m}^{} points a region",
+                    region.dims()
+                );
+                let why = gauss_product::suits(
+                    &self.integrand,
+                    region.dims(),
+                    self.precision != Precision::F64,
+                    self.options.relative,
+                );
+                estimate.reason = Some(match why {
+                    Some(why) if self.method == Method::Auto => format!("{why}; {rule}"),
+                    _ => rule,
+                });
+                return Ok(estimate);
+            }
+        };
         let rule = cuhre::choose_rule(&self.integrand, region.dims(), self.options.cubature_rule)?;
         let outcome = cuhre::cuhre(&self.integrand, backend, &region, schedule, &self.options)?;
         let mut estimate = Estimate::from_outcome(outcome, Method::Cuhre { schedule });
@@ -465,13 +513,20 @@ impl<F: Integrand> Integral<F> {
                 ),
             });
         }
-        if self.options.cubature_rule != cuhre::RuleChoice::Auto && self.cubature().is_none() {
+        let cuhre_runs = matches!(self.cubature(), Some(Cubature::Cuhre(_)));
+        if self.options.cubature_rule != cuhre::RuleChoice::Auto && !cuhre_runs {
             return Err(Error::InvalidOption {
                 option: "cubature_rule",
                 reason: format!(
-                    "a cubature rule ({}) was asked for, but {} integrates over an interval \
-                     here; the rule applies to cuhre and cuhre-parallel, and to auto over a box",
-                    self.options.cubature_rule, self.method
+                    "a cubature rule ({}) was asked for, but {} {}; the rule applies to cuhre \
+                     and cuhre-parallel, and to auto over a box",
+                    self.options.cubature_rule,
+                    self.method,
+                    if self.method == Method::GaussProduct {
+                        "has its own (products of Gauss–Legendre rules)"
+                    } else {
+                        "integrates over an interval here"
+                    }
                 ),
             });
         }
@@ -518,7 +573,7 @@ impl<F: Integrand> Integral<F> {
                 option: "method",
                 reason: format!(
                     "{} integrates functions of one variable, but the integrand has {dims}; \
-                     cuhre and cuhre-parallel integrate over n-dimensional boxes",
+                     cuhre, cuhre-parallel and gauss-product integrate over n-dimensional boxes",
                     self.method
                 ),
             });

@@ -53,6 +53,11 @@ pub enum Method {
         /// How the regions are split.
         schedule: Schedule,
     },
+    /// Adaptive tensor-product Gauss–Legendre cubature over a box ([`crate::methods::gauss_product`]):
+    /// the product of m-point rules on every axis (m^n points a region), the error read axis by
+    /// axis from the values' Legendre coefficients, the worst regions halved in rounds. For
+    /// smooth integrands of a few variables to the full accuracy of dd and qd.
+    GaussProduct,
     /// Chosen per call from the interval and a short probe of the integrand; the estimate
     /// records which method ran and why. With more than one variable: CUHRE in rounds.
     #[default]
@@ -75,6 +80,7 @@ impl fmt::Display for Method {
                 IntervalRule::TrapezoidSimpson => write!(f, "{scheme} ({})", rule.name()),
             },
             Method::Cuhre { schedule } => write!(f, "{schedule}"),
+            Method::GaussProduct => f.write_str("gauss-product"),
             Method::Auto => f.write_str("auto"),
         }
     }

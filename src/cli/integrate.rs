@@ -50,6 +50,9 @@ pub enum MethodName {
     /// n-D adaptive cubature (CUHRE), a batch of the worst regions split a round, evaluated on
     /// all threads.
     CuhreParallel,
+    /// n-D adaptive cubature with products of Gauss-Legendre rules (m^n points a region): smooth
+    /// integrands of a few variables to the full accuracy of dd and qd, on all threads.
+    GaussProduct,
 }
 
 /// The rule pair on each interval of the adaptive family (caq ... pbcaq-g).
@@ -171,6 +174,7 @@ pub fn run(args: &IntegrateArgs) -> Result<u8, CliError> {
         MethodName::CuhreParallel => Method::Cuhre {
             schedule: Schedule::Parallel,
         },
+        MethodName::GaussProduct => Method::GaussProduct,
     };
     let (lower, upper) = box_bounds(args)?;
     let dims = lower.len();

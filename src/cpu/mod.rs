@@ -16,6 +16,7 @@ use crate::backend::{
 use crate::error::{Error, Result};
 use crate::expr::zeros;
 use crate::integrand::Integrand;
+use crate::methods::gauss_product::{product_regions, ProductRule, ProductSums};
 use crate::methods::pbcaq::region::{Region, RegionSums};
 
 /// Runs uniform sums on a rayon thread pool of its own, built once per value.
@@ -181,6 +182,48 @@ impl Backend for CpuBackend {
                 .collect()
         });
         Ok(RuleSums::collect(each))
+    }
+
+    /// Every block of every region spread over the pool, then each region's blocks added in
+    /// order: the bits of the calling thread's sums ([`Backend::product_sums`]' default).
+    fn product_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        lower: &[T],
+        upper: &[T],
+    ) -> Result<Vec<ProductSums<T>>> {
+        let dims = product_regions(f, rule, lower, upper)?;
+        let points: Vec<Vec<T>> = lower
+            .chunks_exact(dims)
+            .zip(upper.chunks_exact(dims))
+            .map(|(l, u)| rule.axis_points(l, u))
+            .collect();
+        let blocks = rule.blocks();
+        let jobs: Vec<(usize, u64)> = (0..points.len())
+            .flat_map(|r| (0..blocks).map(move |b| (r, b)))
+            .collect();
+        let parts: Vec<ProductSums<T>> = if self.threads() == 1 || jobs.len() == 1 {
+            jobs.iter()
+                .map(|&(r, b)| rule.block_sums(f, &points[r], b))
+                .collect()
+        } else {
+            self.pool.install(|| {
+                jobs.par_iter()
+                    .map(|&(r, b)| rule.block_sums(f, &points[r], b))
+                    .collect()
+            })
+        };
+        Ok(parts
+            .chunks_exact(blocks as usize)
+            .map(|region| {
+                let mut sums = ProductSums::zero(dims);
+                for part in region {
+                    sums.add(part);
+                }
+                sums
+            })
+            .collect())
     }
 }
 

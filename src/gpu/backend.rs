@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::{device, Hyperbox};
+use crate::methods::gauss_product::{ProductRule, ProductSums};
 use crate::methods::pbcaq::region::{Region, RegionSums};
 use crate::methods::{Options, Outcome};
 
@@ -383,6 +384,12 @@ impl Backend for GpuBackend {
         gpu_rule_round(f.dims(), set)
     }
 
+    /// The product rule has no kernel: its sums run on the calling thread
+    /// ([`Backend::product_sums`]' default), and the record says so.
+    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
+        Arc::from("host (the calling thread; the product rule has no GPU kernel)")
+    }
+
     /// The region list kept on the device for expressions of 2 to [`MAX_LIST_DIMS`]
     /// variables in f64, dd and qd; `None` (the host's rounds) otherwise.
     fn cuhre_on_device<T: Real, F: Integrand>(
@@ -693,6 +700,21 @@ impl Backend for HybridBackend {
             Some(gpu) if on_gpu => gpu.genz_malik_sums(f, centers, halfwidths, generators),
             _ => self.cpu.genz_malik_sums(f, centers, halfwidths, generators),
         }
+    }
+
+    /// On the CPU's threads: the product rule has no kernel.
+    fn product_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        lower: &[T],
+        upper: &[T],
+    ) -> Result<Vec<ProductSums<T>>> {
+        self.cpu.product_sums(f, rule, lower, upper)
+    }
+
+    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
+        self.cpu.device()
     }
 
     fn device_for_rule<T: Real, F: Integrand>(

@@ -137,7 +137,7 @@ const NOISE: f64 = 1000.0;
 
 /// A difference below this fraction of the integral's scale means that the rules have begun
 /// to converge; above it they may still be sampling too coarsely to see the integrand.
-const ONSET: f64 = 1e-3;
+pub(crate) const ONSET: f64 = 1e-3;
 
 /// One rule applied to a piece.
 #[derive(Debug, Clone, Copy)]
@@ -159,17 +159,17 @@ struct Step<T> {
 /// error is at most 2 h Σ_{j ≥ 2n} |c_j|, extrapolated from the fall per degree between the
 /// middle and the top of the rule's range (its logarithm counted at [`RATE_TRUST`]).
 #[derive(Debug, Clone, Copy)]
-struct Spectral {
+pub(crate) struct Spectral {
     /// The coefficients' fall per degree.
-    fall: f64,
+    pub(crate) fall: f64,
     /// The extrapolated error of the rule.
-    error: f64,
+    pub(crate) error: f64,
 }
 
 impl Spectral {
     /// The reading of an n-point rule's `tail` on a piece of half-width `half`; `None` where
     /// the coefficients do not fall by at least [`MAX_FALL`] a degree.
-    fn of(tail: Option<rules::Tail>, points: usize, half: f64) -> Option<Spectral> {
+    pub(crate) fn of(tail: Option<rules::Tail>, points: usize, half: f64) -> Option<Spectral> {
         let tail = tail?;
         let fall = (tail.top / tail.middle).powf(1.0 / tail.span as f64);
         // A NaN fall (no middle, or non-finite values) is no reading either.

@@ -27,6 +27,7 @@ pub mod batch;
 pub mod cuhre;
 pub mod gauss_kronrod;
 pub mod gauss_legendre;
+pub mod gauss_product;
 pub mod pbcaq;
 pub mod richardson;
 pub mod romberg;

@@ -100,6 +100,19 @@ pub struct Tail {
     pub span: usize,
 }
 
+/// A rule's weights and spectrum functionals per point ([`Rule::point_functionals`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointFunctionals<T> {
+    /// The weight of each point.
+    pub weights: Vec<T>,
+    /// (k + 1/2) w P_k(x) at each point x, for the degrees k of [`Rule::tail`]: the middle
+    /// pair, then the top pair. Σ over the points of one of them times the values is that
+    /// Legendre coefficient of the values' interpolant.
+    pub functionals: [Vec<T>; 4],
+    /// The degrees from the middle pair to the top pair ([`Tail::span`]).
+    pub span: usize,
+}
+
 impl<T: Real> Rule<T> {
     /// The number of points of the whole rule.
     pub fn points(&self) -> usize {
@@ -198,6 +211,42 @@ impl<T: Real> Rule<T> {
             middle: coefficient(0).max(coefficient(1)),
             top: top_pair,
             span: top - m,
+        })
+    }
+
+    /// The rule's weight and its spectrum's four functionals at each point of
+    /// [`Rule::abscissae`], in that order: what a product of rules needs to weigh a point and
+    /// to read the Legendre coefficients of the values along each axis (the functionals of
+    /// [`Rule::tail`], at degrees m, m + 1, n − 2 and n − 1 with m = n/2). `None` for a rule of
+    /// fewer than 7 points.
+    pub fn point_functionals(&self) -> Option<PointFunctionals<T>> {
+        let spectrum = self.spectrum.as_ref()?;
+        let mut weights = Vec::with_capacity(self.points);
+        let mut functionals: [Vec<T>; 4] = Default::default();
+        for (i, &x) in self.nodes.iter().enumerate() {
+            let sides: &[bool] = if x == T::zero() {
+                &[false]
+            } else {
+                &[true, false]
+            };
+            // f(-x) first, then f(x), as the abscissae; P_k(-x) = (-1)^k P_k(x).
+            for &minus in sides {
+                weights.push(self.weights[i]);
+                for (j, out) in functionals.iter_mut().enumerate() {
+                    let u = spectrum.functionals[j][i];
+                    out.push(if minus && spectrum.degrees[j] % 2 == 1 {
+                        -u
+                    } else {
+                        u
+                    });
+                }
+            }
+        }
+        let [middle, _, top, _] = spectrum.degrees;
+        Some(PointFunctionals {
+            weights,
+            functionals,
+            span: top - middle,
         })
     }
 
