@@ -21,7 +21,7 @@
 //!
 //! The regions are worked on in rounds (as CUHRE's rounds): the box first, split whatever its
 //! estimate (a region's error is trusted only once DCUHRE's check of two halves against their
-//! parent has seen it, [`cuhre::device::settle`]); then each round splits the worst regions
+//! parent has seen it, [`super::cuhre::device::settle`]); then each round splits the worst regions
 //! while the errors of those not taken exceed half the tolerance, and the backend evaluates
 //! all the halves in one call ([`Backend::product_sums`]). A region whose error is within twice
 //! its rounding floor, or too narrow to halve, is final. The same bits on every run and for
