@@ -59,7 +59,9 @@ pub enum Method {
     /// smooth integrands of a few variables to the full accuracy of dd and qd.
     GaussProduct,
     /// Chosen per call from the interval and a short probe of the integrand; the estimate
-    /// records which method ran and why. With more than one variable: CUHRE in rounds.
+    /// records which method ran and why. With more than one variable: the product method
+    /// for a smooth expression in a few variables ([`crate::methods::gauss_product::suits`]),
+    /// CUHRE in rounds otherwise.
     #[default]
     Auto,
 }
