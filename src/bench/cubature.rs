@@ -6,8 +6,9 @@
 //! = π each: the integral is π^n, computed here in quad-double from π (no cubature involved).
 //! For each dimension and tolerance, sequential CUHRE on one CPU thread is the baseline and
 //! the parallel schedule (a batch of the worst regions a round, evaluated by the backend) runs
-//! on each device of the sweep with the configured threads; the rows are those of
-//! [`super::speedup`].
+//! on each device of the sweep with the configured threads, then the tensor-product
+//! Gauss–Legendre method ([`crate::methods::gauss_product`]) with the configured threads on the
+//! CPU (it has no GPU kernel); the rows are those of [`super::speedup`].
 //!
 //! The peak is milder than the Genz set (c = 50 there), so that sequential CUHRE, the
 //! baseline, reaches tight tolerances in seconds rather than hours on a small machine; past
@@ -87,21 +88,19 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
             // Set by this tolerance's baseline, it stops the next tolerances, not this one's
             // other variants (whose speedup it is).
             let mut next_stop: Option<String> = None;
-            let mut variants = vec![(Schedule::Sequential, Device::Cpu, 1, true)];
+            let cuhre = |schedule| Method::Cuhre { schedule };
+            let threads = threads_used(config.threads);
+            let mut variants = vec![(cuhre(Schedule::Sequential), Device::Cpu, 1, true)];
             for device in devices() {
-                variants.push((
-                    Schedule::Parallel,
-                    device,
-                    threads_used(config.threads),
-                    false,
-                ));
+                variants.push((cuhre(Schedule::Parallel), device, threads, false));
             }
-            for (schedule, device, threads, baseline) in variants {
+            variants.push((Method::GaussProduct, Device::Cpu, threads, false));
+            for (method, device, threads, baseline) in variants {
                 let row = Row::new(
                     reference.name.clone(),
                     Precision::F64,
                     tolerance,
-                    schedule.name().to_string(),
+                    method.to_string(),
                     baseline,
                     device,
                     threads,
@@ -115,7 +114,7 @@ pub fn run(config: &Config, mut done: impl FnMut(&Row)) -> Vec<Row> {
                     let bounds = (vec![0.0; dims], vec![1.0; dims]);
                     let integral = Integral::with_dims(&reference.expression, dims).map(|i| {
                         i.over_box(&bounds.0, &bounds.1)
-                            .method(Method::Cuhre { schedule })
+                            .method(method)
                             .precision(Precision::F64)
                             .device(device)
                             .threads(threads)

@@ -26,11 +26,11 @@ use super::CliError;
     large (the paper's regime: the largest Table 2 workloads, CAQ on one thread against BCAQ, \
     PBCAQ on all cores and on the GPU, trapezoid-Simpson and Gauss-Kronrod: \
     speedup-large.csv/json); \
-    cubature (parallel CUHRE over sequential CUHRE on one thread against tolerance, n = 3..8 \
-    on Genz's product peak: cubature.csv/json/svg/png); batch (integrals per second against \
-    batch size for FAQ, adaptive Simpson and batched Gauss-Kronrod, 1-D and 2-D, one thread, \
-    all cores and the GPU: throughput.csv/json/svg/png). The report (report.txt) has a \
-    section for each.\n\
+    cubature (parallel CUHRE and gauss-product over sequential CUHRE on one thread against \
+    tolerance, n = 3..8 on Genz's product peak: cubature.csv/json/svg/png); batch (integrals \
+    per second against batch size for FAQ, adaptive Simpson and batched Gauss-Kronrod, 1-D \
+    and 2-D, one thread, all cores and the GPU: throughput.csv/json/svg/png). The report \
+    (report.txt) has a section for each.\n\
     Exit codes: 0 done and every check passed (each precision's digits in the sweep; every \
     converged speedup, cubature and batch result within its tolerance against the \
     reference), 1 a check failed (or the files could not be written), 2 bad input."
@@ -227,8 +227,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         let rows = cubature::run(&config, |_| bar.inc(1));
         bar.finish_and_clear();
         let text = format!(
-            "Parallel CUHRE over sequential CUHRE on one CPU thread, f64, Genz product peak \
-             Π 1/(1/4 + (x_i - 1/2)^2) on [0,1]^n (= π^n); `*`: did not converge\n{}",
+            "Parallel CUHRE and the tensor-product Gauss method over sequential CUHRE on one \
+             CPU thread, f64, Genz product peak Π 1/(1/4 + (x_i - 1/2)^2) on [0,1]^n (= π^n); \
+             `*`: did not converge\n{}",
             speedup::table(&rows)
         );
         section(
@@ -241,12 +242,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             "cubature",
             &rows,
             &machine,
-            "parallel CUHRE over sequential CUHRE on one CPU thread, f64, Genz product peak \
-             with c = 2 on [0,1]^n, reference π^n",
+            "parallel CUHRE and gauss-product over sequential CUHRE on one CPU thread, f64, \
+             Genz product peak with c = 2 on [0,1]^n, reference π^n",
         )
         .map_err(|e| write_error("cubature.csv/json", e))?;
         let title =
-            format!("hpquad bench: CUHRE speedup against tolerance, product peak ({machine})");
+            format!("hpquad bench: cubature speedup against tolerance, product peak ({machine})");
         plot::write_chart(
             &speedup::tolerance_chart(&rows, &title),
             &args.out.join("cubature.svg"),
