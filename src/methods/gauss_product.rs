@@ -240,6 +240,24 @@ impl<T: Real> ProductRule<T> {
         self.fibers().div_ceil(BLOCK_FIBERS)
     }
 
+    /// The weight of each point of the one-dimensional rule, in the order of
+    /// [`ProductRule::axis_points`].
+    pub fn weights(&self) -> &[T] {
+        &self.weights
+    }
+
+    /// The four spectrum functionals of each point of the one-dimensional rule
+    /// ([`rules::PointFunctionals`]).
+    pub fn functionals(&self) -> &[Vec<T>; 4] {
+        &self.functionals
+    }
+
+    /// The functionals over the point's weight: what a fiber's weighted sum is multiplied by
+    /// for the axes other than the first.
+    pub fn ratios(&self) -> &[Vec<T>; 4] {
+        &self.ratios
+    }
+
     /// The m points of each axis of the box `lower`..`upper`, axis after axis, as
     /// [`rules::Rule::abscissae`] places them.
     pub fn axis_points(&self, lower: &[T], upper: &[T]) -> Vec<T> {
