@@ -15,6 +15,7 @@ use cudarc::driver::{
 use super::error::{alloc, driver, launch as launch_error, GpuError, Result};
 use super::staging;
 use crate::backend::PointSet;
+use crate::methods::gauss_product::BLOCK_FIBERS;
 
 /// Threads per block of every kernel here: a multiple of 32 (the block reduction needs whole
 /// warps) and at most 1024.
@@ -1093,4 +1094,196 @@ fn region_launch(
         bad: (bad >= 0.0).then_some(bad as u64),
         acc_limbs,
     })
+}
+
+/// The `gauss_product_<type>_<D>d_m<m>` kernel of `kernels/product.cu`: the sums of the
+/// tensor-product Gauss–Legendre rule of m points an axis over regions of D dimensions, one
+/// partial a block of [`BLOCK_FIBERS`] fibers of a region. As for [`EvaluateKernel`], the
+/// limb count comes from the name, never from the caller.
+pub(crate) struct ProductKernel {
+    func: CudaFunction,
+    name: String,
+    limbs: usize,
+    acc_limbs: usize,
+    dims: usize,
+    /// The points an axis, m.
+    points: usize,
+}
+
+impl ProductKernel {
+    /// Takes the kernel for `type_name`, `dims` and `points` an axis
+    /// ([`super::product::product_kernel_name`]) from a module compiled from `product.cu` for
+    /// them.
+    pub(crate) fn from_module(
+        module: &Arc<CudaModule>,
+        type_name: &str,
+        dims: usize,
+        points: usize,
+    ) -> Result<Self> {
+        let limbs = type_limbs(type_name).ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "the GPU computes in f64, dd or qd, not {type_name}"
+            ))
+        })?;
+        let name = super::product::product_kernel_name(type_name, dims, points);
+        let func = module
+            .load_function(&name)
+            .map_err(|e| driver("cuModuleGetFunction", e))?;
+        Ok(ProductKernel {
+            func,
+            name,
+            // f64 sums in double-double, dd and qd in themselves (kernels/reduce.cuh).
+            acc_limbs: limbs.max(2),
+            limbs,
+            dims,
+            points,
+        })
+    }
+
+    /// Doubles per value of the kernel's type.
+    pub(crate) fn limbs(&self) -> usize {
+        self.limbs
+    }
+
+    /// Doubles of the value's accumulator in a partial.
+    pub(crate) fn acc_limbs(&self) -> usize {
+        self.acc_limbs
+    }
+
+    /// Doubles of one block's partial: the value's accumulator, the four functionals of each
+    /// axis, Σ W |f| and the index of the first point whose value is not finite.
+    pub(crate) fn partial_len(&self) -> usize {
+        self.acc_limbs + 4 * self.dims * self.limbs + 2
+    }
+
+    /// The blocks of one region: m^(D−1) fibers in blocks of [`BLOCK_FIBERS`].
+    pub(crate) fn blocks(&self) -> u64 {
+        (self.points as u64)
+            .pow(self.dims as u32 - 1)
+            .div_ceil(BLOCK_FIBERS)
+    }
+}
+
+/// The rule's tables as the product kernel reads them: the weights, the four functionals and
+/// the four ratios, m values each.
+pub(crate) const PRODUCT_TABLES: usize = 9;
+
+/// Device buffers of the product kernel, kept from one call to the next and grown like
+/// [`PointBuffers`].
+#[derive(Default)]
+pub(crate) struct ProductBuffers {
+    points: Option<CudaSlice<f64>>,
+    partials: Option<CudaSlice<f64>>,
+    /// The rule's tables on the device, and the host's copy they were made from.
+    rule: Option<(Vec<f64>, CudaSlice<f64>)>,
+    /// The doubles of partials that the last queued launch writes (0: none queued).
+    queued: usize,
+}
+
+/// Queues one launch of the product kernel (without waiting for it) on the regions whose axis
+/// points are `points` (`dims · m` values of `limbs` doubles a region, region-major), with the
+/// rule's [`PRODUCT_TABLES`] in `rule` (uploaded when they changed); returns the doubles of
+/// partials it writes, which [`product_partials`] brings back.
+pub(crate) fn product_launch(
+    stream: &Arc<CudaStream>,
+    kernel: &ProductKernel,
+    buffers: &mut ProductBuffers,
+    rule: &[f64],
+    points: &[f64],
+) -> Result<usize> {
+    let limbs = kernel.limbs;
+    let per_region = kernel.dims * kernel.points * limbs;
+    let regions = points.len() / per_region;
+    if regions == 0
+        || points.len() != regions * per_region
+        || rule.len() != PRODUCT_TABLES * kernel.points * limbs
+    {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}' needs whole regions of {per_region} doubles and a rule of {} doubles; \
+             got {} and {}",
+            kernel.name,
+            PRODUCT_TABLES * kernel.points * limbs,
+            points.len(),
+            rule.len()
+        )));
+    }
+    let blocks = kernel.blocks();
+    let grid = (regions as u64)
+        .checked_mul(blocks)
+        .and_then(|g| u32::try_from(g).ok())
+        .filter(|&g| g <= i32::MAX as u32)
+        .ok_or_else(|| {
+            GpuError::Invalid(format!(
+                "{regions} regions of {blocks} blocks are too many for one launch"
+            ))
+        })?;
+    let len = grid as usize * kernel.partial_len();
+    let ordinal = stream.context().ordinal();
+    let failed = |e| launch_error(&kernel.name, ordinal, e);
+    // A launch that fails part way leaves nothing to bring back.
+    buffers.queued = 0;
+    if buffers.rule.as_ref().is_none_or(|(host, _)| host != rule) {
+        buffers.rule = None;
+        let device = stream
+            .clone_htod(rule)
+            .map_err(|e| alloc(ordinal, 8 * rule.len(), e))?;
+        buffers.rule = Some((rule.to_vec(), device));
+    }
+    let points_dev = at_least(stream, &mut buffers.points, points.len())?;
+    stream
+        .memcpy_htod(points, &mut points_dev.slice_mut(..points.len()))
+        .map_err(|e| driver("cuMemcpyHtoD", e))?;
+    let points_dev = &*points_dev;
+    let partials_dev = at_least(stream, &mut buffers.partials, len)?;
+    let rule_dev = &buffers
+        .rule
+        .as_ref()
+        .ok_or_else(|| GpuError::Invalid("the product rule vanished".to_string()))?
+        .1;
+    let cfg = LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (BLOCK_FIBERS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut args = stream.launch_builder(&kernel.func);
+    args.arg(points_dev)
+        .arg(rule_dev)
+        .arg(&mut *partials_dev)
+        .arg(&blocks);
+    // SAFETY: the arguments match HPQ_PRODUCT_KERNEL's parameters in kernels/product.cu (two
+    // pointers to doubles read, one written, a u64). The kernel's name says its type, its
+    // dimension and its points an axis (from_module), so real_t has `limbs` limbs, HPQ_DIMS is
+    // `dims` and HPQ_POINTS is `points`, and `blocks` is its region's ceil(m^(D-1) / 64). Block
+    // g reads points at ((g / blocks) · dims · m + i) · limbs + j for i < dims · m, j < limbs:
+    // below regions · per_region = points.len(), which the points buffer holds (at_least);
+    // rule below PRODUCT_TABLES · m · limbs = rule.len(), the rule buffer's length; it writes
+    // partials[g · partial_len ..][..partial_len], below grid · partial_len = len. The block
+    // has BLOCK_FIBERS threads, as the kernel's __launch_bounds__ and shared arrays assume.
+    // The three buffers are distinct allocations, as __restrict__ assumes.
+    unsafe { args.launch(cfg) }.map_err(failed)?;
+    buffers.queued = len;
+    Ok(len)
+}
+
+/// Brings the partials of the last queued launch back into `out`, which must be as long as
+/// [`product_launch`] said: one partial a block, in block order within region order.
+pub(crate) fn product_partials(
+    stream: &Arc<CudaStream>,
+    kernel: &ProductKernel,
+    buffers: &mut ProductBuffers,
+    out: &mut [f64],
+) -> Result<()> {
+    let len = std::mem::take(&mut buffers.queued);
+    if len == 0 || out.len() != len {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}': {} partial doubles asked for, {len} queued",
+            kernel.name,
+            out.len()
+        )));
+    }
+    let partials = buffers
+        .partials
+        .as_ref()
+        .ok_or_else(|| GpuError::Invalid("the product partials vanished".to_string()))?;
+    staging::bring_back(stream, &partials.slice(..len), out)
 }

@@ -28,6 +28,7 @@ mod context;
 mod cuhre;
 mod error;
 mod launch;
+mod product;
 mod real;
 mod region;
 mod rule;
@@ -54,6 +55,7 @@ pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
 pub use cuhre::MAX_LIST_DIMS;
 pub use error::{GpuError, Result};
+pub use product::{product_kernel_takes, MAX_PRODUCT_DIMS, PRODUCT_POINTS};
 pub use real::GpuReal;
 pub use rule::{RuleSums, MAX_RULE_DIMS};
 
@@ -67,6 +69,7 @@ const EVALUATE_CU: &str = include_str!("../../kernels/evaluate.cu");
 const GENZ_MALIK_CU: &str = include_str!("../../kernels/genz_malik.cu");
 const CUHRE_LIST_CU: &str = include_str!("../../kernels/cuhre_list.cu");
 const REGION_CU: &str = include_str!("../../kernels/region.cu");
+const PRODUCT_CU: &str = include_str!("../../kernels/product.cu");
 const BATCH_CU: &str = include_str!("../../kernels/batch.cu");
 const ARITH_CU: &str = include_str!("../../kernels/arith.cu");
 const FUNCTIONS_CU: &str = include_str!("../../kernels/functions.cu");
@@ -155,6 +158,8 @@ pub struct Gpu {
     points: Mutex<PointStaging>,
     /// The device buffers of region steps ([`Gpu::region_source`]), kept between steps.
     regions: Mutex<launch::RegionBuffers>,
+    /// The buffers of the product rule's sums ([`Gpu::product_source`]), kept between calls.
+    products: Mutex<product::ProductStaging>,
 }
 
 /// The buffers of point-list evaluation: the device's, and the host's limb-major copies of
@@ -196,6 +201,7 @@ impl Gpu {
             compiler,
             points: Mutex::new(PointStaging::default()),
             regions: Mutex::new(launch::RegionBuffers::default()),
+            products: Mutex::new(product::ProductStaging::default()),
         })
     }
 
