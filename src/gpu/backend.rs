@@ -9,7 +9,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use precision::{Dd, Qd, Real};
 
 use super::launch::RegionKernels;
-use super::{Gpu, GpuError, GpuReal, RuleSums, MAX_LIST_DIMS, MAX_RULE_DIMS};
+use super::{
+    product_kernel_takes, Gpu, GpuError, GpuReal, RuleSums, MAX_LIST_DIMS, MAX_PRODUCT_DIMS,
+    MAX_RULE_DIMS,
+};
 use crate::backend::{
     non_finite, region_sums, require_1d, rule_regions, Backend, PointSet, RuleGenerators,
     UniformGrid,
@@ -19,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::expr::{cuda, Tape};
 use crate::integrand::Integrand;
 use crate::methods::cuhre::{device, Hyperbox};
-use crate::methods::gauss_product::{ProductRule, ProductSums};
+use crate::methods::gauss_product::{product_regions, ProductRule, ProductSums};
 use crate::methods::pbcaq::region::{Region, RegionSums};
 use crate::methods::{Options, Outcome};
 
@@ -73,6 +76,8 @@ enum Kernel {
     Region,
     /// `kernels/cuhre_list.cu` for the rule of a point set.
     List(PointSet),
+    /// `kernels/product.cu` for the product rule of m points an axis.
+    Product(usize),
 }
 
 impl GpuBackend {
@@ -118,6 +123,7 @@ impl GpuBackend {
             Kernel::Rule(set) => Gpu::genz_malik_source::<G>(&code, set),
             Kernel::Region => Gpu::region_source::<G>(&code),
             Kernel::List(set) => Gpu::cuhre_list_source::<G>(&code, set),
+            Kernel::Product(m) => Gpu::product_source::<G>(&code, m),
         })?);
         sources.insert(key, source.clone());
         Ok(source)
@@ -384,10 +390,45 @@ impl Backend for GpuBackend {
         gpu_rule_round(f.dims(), set)
     }
 
-    /// The product rule has no kernel: its sums run on the calling thread
-    /// ([`Backend::product_sums`]' default), and the record says so.
-    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
-        Arc::from("host (the calling thread; the product rule has no GPU kernel)")
+    /// The product kernel (`kernels/product.cu`, one block of the device a block of 64
+    /// fibers of a region) for expressions of 1 to [`MAX_PRODUCT_DIMS`] variables in f64, dd
+    /// and qd and the rules it takes ([`product_kernel_takes`]: all of the method's); the
+    /// calling thread otherwise ([`Backend::product_sums`]' default). Either way the CPU's
+    /// bits (in f64 where the integrand's values are: libdevice's functions may differ in the
+    /// last bit).
+    fn product_sums<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        lower: &[T],
+        upper: &[T],
+    ) -> Result<Vec<ProductSums<T>>> {
+        let dims = product_regions(f, rule, lower, upper)?;
+        if !(product_kernel_for::<T, F>(f) && product_kernel_takes(rule)) {
+            return Ok(lower
+                .chunks_exact(dims)
+                .zip(upper.chunks_exact(dims))
+                .map(|(l, u)| rule.region_sums(f, l, u))
+                .collect());
+        }
+        let tape = Self::tape_of(f)?;
+        let source = self.source_in::<T>(Kernel::Product(rule.points_per_axis()), tape)?;
+        Ok(self
+            .gpu
+            .product_sums_of_source(&source, rule, lower, upper)?)
+    }
+
+    /// This GPU where the product kernel takes `f` in `T`, else the calling thread, which
+    /// the record says (the method's rules are all the kernel's).
+    fn device_for_product<T: Real, F: Integrand>(&self, f: &F, _points: u64) -> Arc<str> {
+        if product_kernel_for::<T, F>(f) {
+            self.name.clone()
+        } else {
+            Arc::from(
+                "host (the calling thread; the GPU's product kernel takes expressions of 1 to 8 \
+                 variables in f64, dd or qd)",
+            )
+        }
     }
 
     /// The region list kept on the device for expressions of 2 to [`MAX_LIST_DIMS`]
@@ -410,6 +451,13 @@ impl Backend for GpuBackend {
     fn points_per_call<T: Real, F: Integrand>(&self, _f: &F) -> usize {
         GPU_CALL_POINTS
     }
+}
+
+/// Whether the product kernel takes `f` in `T`: an expression of 1 to [`MAX_PRODUCT_DIMS`]
+/// variables in f64, dd or qd (the rule is checked apart: [`product_kernel_takes`]).
+fn product_kernel_for<T: Real, F: Integrand>(f: &F) -> bool {
+    let typed = is::<T, f64>() || is::<T, Dd>() || is::<T, Qd>();
+    typed && (1..=MAX_PRODUCT_DIMS).contains(&f.dims()) && f.tape().is_some()
 }
 
 /// The points a point list may grow to for about the cost of a list of one, on the GPU: 2^10.
@@ -630,6 +678,23 @@ impl HybridBackend {
     }
 }
 
+impl HybridBackend {
+    /// Whether a product-rule call of `points` points of `f` in `T` goes to the GPU: at
+    /// least [`gpu_min_rule_points`], an expression the product kernel takes. The threshold is
+    /// the cubature rule's because the product kernel is like the rule kernel in what it
+    /// costs: it receives a region's axis points (n · m numbers) and returns one partial of
+    /// 4n + 4 numbers a block of 64 fibers, so its transfers are a small fraction of its
+    /// points, each of which costs an evaluation on either device; the uniform sum's
+    /// thresholds ([`gpu_min_points`], 2^8 points in qd) are for a kernel that takes three
+    /// numbers whatever its size, and would start the GPU for a single small region.
+    fn product_on_gpu<T: Real, F: Integrand>(&self, f: &F, points: u64) -> bool {
+        self.may_use_gpu()
+            && product_kernel_for::<T, F>(f)
+            && points >= gpu_min_rule_points()
+            && self.gpu().is_some()
+    }
+}
+
 impl Backend for HybridBackend {
     /// The CPU's name, or both devices' once the GPU has been started.
     fn device(&self) -> Arc<str> {
@@ -702,7 +767,8 @@ impl Backend for HybridBackend {
         }
     }
 
-    /// On the CPU's threads: the product rule has no kernel.
+    /// The GPU's product kernel when the call goes there ([`HybridBackend::product_on_gpu`])
+    /// and the kernel takes the rule, else the CPU's threads: the same bits either way.
     fn product_sums<T: Real, F: Integrand>(
         &self,
         f: &F,
@@ -710,11 +776,20 @@ impl Backend for HybridBackend {
         lower: &[T],
         upper: &[T],
     ) -> Result<Vec<ProductSums<T>>> {
-        self.cpu.product_sums(f, rule, lower, upper)
+        let points = (lower.len() / f.dims().max(1)) as u64 * rule.points();
+        let on_gpu = product_kernel_takes(rule) && self.product_on_gpu::<T, F>(f, points);
+        match self.started() {
+            Some(gpu) if on_gpu => gpu.product_sums(f, rule, lower, upper),
+            _ => self.cpu.product_sums(f, rule, lower, upper),
+        }
     }
 
-    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
-        self.cpu.device()
+    fn device_for_product<T: Real, F: Integrand>(&self, f: &F, points: u64) -> Arc<str> {
+        let on_gpu = self.product_on_gpu::<T, F>(f, points);
+        match self.started() {
+            Some(g) if on_gpu => g.device(),
+            _ => self.cpu.device(),
+        }
     }
 
     fn device_for_rule<T: Real, F: Integrand>(
