@@ -97,6 +97,21 @@ pub fn oscillatory(frequencies: &[u32]) -> (String, Float) {
     (format!("cos({terms})"), z.0)
 }
 
+/// The Gaussian exp(-625 Σ (x_i - 1/2)^2) over [0, 1]^n: its expression and integral,
+/// (√π/25 erf(12.5))^n (per axis ∫ exp(-625 t^2) over [-1/2, 1/2]).
+pub fn gaussian(n: usize) -> (String, Float) {
+    let pi = Float::with_val(BITS, rug::float::Constant::Pi);
+    let factor: Float =
+        Float::with_val(BITS, pi.sqrt_ref()) / 25u32 * Float::with_val(BITS, 12.5).erf();
+    (
+        format!(
+            "exp(-625*({}))",
+            sum_terms(n, |i| format!("(x{} - 0.5)^2", i + 1))
+        ),
+        Float::with_val(BITS, factor.pow(n as u32)),
+    )
+}
+
 /// The six cases (i from 1 in the formulas): corner peak, two Gaussians, discontinuous,
 /// product peak, oscillatory.
 pub fn pagani_cases() -> Vec<PaganiCase> {
@@ -111,22 +126,16 @@ pub fn pagani_cases() -> Vec<PaganiCase> {
         tolerance: 1e-6,
         pagani_ms: Some(16.7),
     });
-    // Gaussian exp(-625 Σ (x_i - 1/2)^2): per axis √π/25 erf(12.5).
-    let pi = Float::with_val(BITS, rug::float::Constant::Pi);
-    let factor: Float =
-        Float::with_val(BITS, pi.sqrt_ref()) / 25u32 * Float::with_val(BITS, 12.5).erf();
     for (n, tolerance, ms, name) in [
         (6usize, 1e-5, 243.0, "gaussian n=6"),
         (8, 1e-3, 451.0, "gaussian n=8"),
     ] {
+        let (expression, reference) = gaussian(n);
         cases.push(PaganiCase {
             name,
             dims: n,
-            expression: format!(
-                "exp(-625*({}))",
-                sum_terms(n, |i| format!("(x{} - 0.5)^2", i + 1))
-            ),
-            reference: Float::with_val(BITS, factor.clone().pow(n as u32)),
+            expression,
+            reference,
             tolerance,
             pagani_ms: Some(ms),
         });
