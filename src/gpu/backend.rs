@@ -767,8 +767,9 @@ impl Backend for HybridBackend {
         }
     }
 
-    /// The GPU's product kernel when the call goes there ([`HybridBackend::product_on_gpu`])
-    /// and the kernel takes the rule, else the CPU's threads: the same bits either way.
+    /// The GPU's product kernel when the call has at least [`gpu_min_rule_points`] points of
+    /// an expression and a rule the kernel takes, else the CPU's threads: the same bits either
+    /// way (in f64 wherever the integrand's values are, see [`GpuBackend`]'s).
     fn product_sums<T: Real, F: Integrand>(
         &self,
         f: &F,

@@ -62,7 +62,7 @@ pub(crate) struct ProductStaging {
 impl Gpu {
     /// The complete CUDA source of the product kernel for `T`, a generated integrand of 1 to
     /// [`MAX_PRODUCT_DIMS`] variables and `m` points an axis (in [`PRODUCT_POINTS`]), as
-    /// NVRTC sees it; the kernel is named after all three ([`product_kernel_name`]).
+    /// NVRTC sees it; the kernel is named after all three (`gauss_product_dd_5d_m20`).
     pub fn product_source<T: GpuReal>(integrand: &CudaIntegrand, m: usize) -> Result<String> {
         let dims = integrand.dims;
         if !(1..=MAX_PRODUCT_DIMS).contains(&dims) || !PRODUCT_POINTS.contains(&m) {
