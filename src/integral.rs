@@ -375,10 +375,8 @@ impl<F: Integrand> Integral<F> {
             Method::Cuhre { schedule } => Some(Cubature::Cuhre(schedule)),
             Method::GaussProduct => Some(Cubature::GaussProduct),
             Method::Auto if self.integrand.dims() > 1 => {
-                // CUHRE where a rule or the GPU was asked for: the product rule runs on the
-                // CPU only.
+                // CUHRE where a cubature rule was asked for: the product rule has its own.
                 let product = self.options.cubature_rule == cuhre::RuleChoice::Auto
-                    && self.device != Device::Gpu
                     && gauss_product::suits(
                         &self.integrand,
                         self.integrand.dims(),

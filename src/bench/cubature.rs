@@ -8,7 +8,7 @@
 //! the parallel schedule (a batch of the worst regions a round, evaluated by the backend) runs
 //! on each device of the sweep with the configured threads, then the tensor-product
 //! Gauss–Legendre method ([`crate::methods::gauss_product`]) with the configured threads on the
-//! CPU (it has no GPU kernel); the rows are those of [`super::speedup`].
+//! CPU; the rows are those of [`super::speedup`].
 //!
 //! The peak is milder than the Genz set (c = 50 there), so that sequential CUHRE, the
 //! baseline, reaches tight tolerances in seconds rather than hours on a small machine; past

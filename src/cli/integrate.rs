@@ -51,7 +51,8 @@ pub enum MethodName {
     /// all threads.
     CuhreParallel,
     /// n-D adaptive cubature with products of Gauss-Legendre rules (m^n points a region): smooth
-    /// integrands of a few variables to the full accuracy of dd and qd, on all threads.
+    /// integrands of a few variables to the full accuracy of dd and qd, on all threads or the
+    /// GPU.
     GaussProduct,
 }
 
