@@ -407,7 +407,8 @@ fn family_table_runs_every_scheme_against_caq_and_writes_its_files() {
 fn cubature_speedups_meet_their_tolerances_against_pi_to_the_n() {
     let config = quick_config();
     let rows = cubature::run(&config, |_| {});
-    let per_tolerance = 1 + bench::devices().len();
+    // The sequential baseline, parallel CUHRE on each device, gauss-product on the CPU.
+    let per_tolerance = 1 + bench::devices().len() + 1;
     assert_eq!(
         rows.len(),
         cubature::dimensions(Scale::Quick).len()
@@ -423,7 +424,13 @@ fn cubature_speedups_meet_their_tolerances_against_pi_to_the_n() {
     let (failures, _) = speedup::check(&rows);
     assert!(failures.is_empty(), "{failures:?}");
     let chart = speedup::tolerance_chart(&rows, "test");
-    assert_eq!(chart.panels.len(), bench::devices().len());
+    // A panel for parallel CUHRE on each device and one for gauss-product.
+    assert_eq!(chart.panels.len(), bench::devices().len() + 1);
+    assert!(
+        rows.iter()
+            .any(|r| r.label().contains("gauss-product") && r.speedup.is_some()),
+        "gauss-product runs against the baseline"
+    );
     assert_eq!(
         chart.panels[0].series.len(),
         cubature::dimensions(Scale::Quick).len(),
