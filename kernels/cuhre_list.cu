@@ -135,6 +135,16 @@ __device__ __forceinline__ real_t weigh(const double *w, const real_t *S) {
     return rounded(a, real_t());
 }
 
+// Each lane's point of the rule kernel: in shared memory at an odd stride (no bank conflicts
+// between lanes) where the block's points fit in HPQ_POINT_BYTES, else in a local array.
+#define HPQ_POINT_STRIDE (HPQ_DIMS | 1)
+#define HPQ_POINT_BYTES (20 * 1024)
+#define HPQ_POINTS_SHARED (HPQ_WARPS * 32 * HPQ_POINT_STRIDE * sizeof(real_t) <= HPQ_POINT_BYTES)
+__device__ __forceinline__ real_t *point_of_lane(int warp, int lane) {
+    __shared__ real_t points[HPQ_POINTS_SHARED ? HPQ_WARPS * 32 * HPQ_POINT_STRIDE : 1];
+    return &points[HPQ_POINTS_SHARED ? (warp * 32 + lane) * HPQ_POINT_STRIDE : 0];
+}
+
 // lower, upper: regions * D values, region-major ((r * D + d) * limbs); checked: the regions are
 // halves of a split, in pairs that HPQ_LIST_SETTLE checks against their parents (the smaller
 // safety factor, HPQ_K_SAFETY_CHECKED). Outputs per region: its
@@ -205,10 +215,13 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
 
         hpq_acc acc[HPQ_CLASSES];
         for (int q = 0; q < HPQ_CLASSES; ++q) acc_zero(acc[q]);
+        // This lane's point: the center, each point's moved coordinates written before its value
+        // and put back after it.
+        real_t local_point[HPQ_POINTS_SHARED ? 1 : D];
+        real_t *x = HPQ_POINTS_SHARED ? point_of_lane(warp, lane) : local_point;
+        for (int d = 0; d < D; ++d) x[d] = c_s[warp][d];
         for (unsigned long long p = lane; p < count; p += 32) {
-            real_t x[D];
-            for (int d = 0; d < D; ++d) x[d] = c_s[warp][d];
-            int cls;
+            int cls, moved[3] = {-1, -1, -1};
             if (p == 0) {
                 cls = 0;
             } else if (p < on_axes) {
@@ -217,6 +230,7 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 const int i = (int)(m / (2 * A)), within = (int)(m % (2 * A)), g = within >> 1;
                 const real_t s = step_s[warp][g][i];
                 x[i] = (within & 1) ? x[i] - s : x[i] + s;
+                moved[0] = i;
                 cls = g + 1;
             } else if (p < on_pairs) {
                 const unsigned m = (unsigned)(p - on_axes);
@@ -225,6 +239,8 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 const real_t si = step_s[warp][1][i], sj = step_s[warp][1][j];
                 x[i] = (m & 1) ? x[i] - si : x[i] + si;
                 x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
+                moved[0] = i;
+                moved[1] = j;
                 cls = A + 1;
             }
 #if HPQ_DEGREE == 9
@@ -237,6 +253,8 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 const real_t si = step_s[warp][gi][i], sj = step_s[warp][gj][j];
                 x[i] = (m & 1) ? x[i] - si : x[i] + si;
                 x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
+                moved[0] = i;
+                moved[1] = j;
                 cls = 6;
             } else if (p < on_triples) {
                 const unsigned m = (unsigned)(p - on_mixed);
@@ -247,6 +265,9 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 x[i] = (m & 1) ? x[i] - si : x[i] + si;
                 x[j] = (m & 2) ? x[j] - sj : x[j] + sj;
                 x[l] = (m & 4) ? x[l] - sl : x[l] + sl;
+                moved[0] = i;
+                moved[1] = j;
+                moved[2] = l;
                 cls = 7;
             }
 #endif
@@ -254,12 +275,19 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 const unsigned long long m = p - on_triples;
                 for (int d = 0; d < D; ++d) {
                     const real_t s = step_s[warp][A][d];
-                    x[d] = ((m >> d) & 1) ? x[d] - s : x[d] + s;
+                    x[d] = ((m >> d) & 1) ? c_s[warp][d] - s : c_s[warp][d] + s;
                 }
                 cls = HPQ_CLASSES - 1;
             }
             const real_t y = integrand(x);
             if (!isfinite(leading(y))) atomicMin(first_bad, (r << 24) | p);
+            if (cls == HPQ_CLASSES - 1) {
+                for (int d = 0; d < D; ++d) x[d] = c_s[warp][d];
+            } else {
+                for (int k = 0; k < 3; ++k) {
+                    if (moved[k] >= 0) x[moved[k]] = c_s[warp][moved[k]];
+                }
+            }
             if (p == 0) {
                 axis_values[warp][4 * D] = y;
             } else if (p < on_axes) {
@@ -268,8 +296,20 @@ extern "C" __global__ void HPQ_LIST_RULE(const double *__restrict__ lower,
                 const int within = (int)(m % (2 * A));
                 if (within < 4) axis_values[warp][4 * (int)(m / (2 * A)) + within] = y;
             }
-            for (int q = 0; q < HPQ_CLASSES; ++q) {
-                if (q == cls) acc[q] = acc_add(acc[q], y);
+            // A branch to the point's class (the same for most lanes of a pass: the classes are
+            // runs of consecutive points) instead of a predicated addition into every class.
+            switch (cls) {
+            case 0: acc[0] = acc_add(acc[0], y); break;
+            case 1: acc[1] = acc_add(acc[1], y); break;
+            case 2: acc[2] = acc_add(acc[2], y); break;
+            case 3: acc[3] = acc_add(acc[3], y); break;
+            case 4: acc[4] = acc_add(acc[4], y); break;
+#if HPQ_CLASSES == 9
+            case 5: acc[5] = acc_add(acc[5], y); break;
+            case 6: acc[6] = acc_add(acc[6], y); break;
+            case 7: acc[7] = acc_add(acc[7], y); break;
+            case 8: acc[8] = acc_add(acc[8], y); break;
+#endif
             }
         }
         for (int q = 0; q < HPQ_CLASSES; ++q) acc[q] = warp_reduce(acc[q]);
