@@ -12,6 +12,10 @@
 //! The functions (`lanes/exp/Dd`, `lanes/exp/Qd`) over arguments as `bench/arith`'s: half in [1/3, 2/3], half
 //! in [1/14, 3/14].
 //!
+//! sin and cos of tiny arguments (`lanes/sin_tiny/Dd` ... `lanes/cos_tiny/Qd`): 4096 values with
+//! |x| from 1e-30 to 1e-8 (exponents uniform, both signs, all components random), the series
+//! path of `trig::sin_cos` that tanh-sinh nodes near 0 take.
+//!
 //! Run: `cargo bench -p hpquad-precision --bench lanes -- --warm-up-time 1 --measurement-time 2`
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkGroup, Criterion};
@@ -218,5 +222,59 @@ fn all(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, all);
+/// `TINY` arguments with |x| from 1e-30 to 1e-8, the exponent uniform, either sign, all
+/// components random.
+fn tiny_inputs(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..TINY)
+        .map(|_| {
+            let x = draw(&mut rng, 1.0, 10.0) * 10f64.powi(rng.gen_range(-30..-8));
+            if rng.gen_bool(0.5) {
+                -x
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+/// Arguments per tiny-argument run: as many as a batch of the tape's.
+const TINY: usize = 4096;
+
+/// A one-operand function: the scalar loop, then the lanes on each instruction set.
+fn compare_unary<T: Columns + Default>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &[T],
+    f: fn(T) -> T,
+    op: fn(Isa, &mut [T], &[T]),
+) {
+    let mut out = vec![T::default(); a.len()];
+    g.bench_function("scalar", |bch| {
+        bch.iter(|| scalar(black_box(&mut out), black_box(a), a, |x, _| f(x)))
+    });
+    for isa in Isa::available() {
+        g.bench_function(format!("lanes/{isa:?}"), |bch| {
+            bch.iter(|| op(isa, black_box(&mut out), black_box(a)))
+        });
+    }
+}
+
+fn tiny(c: &mut Criterion) {
+    let q = tiny_inputs(7);
+    let d: Vec<Dd> = q.iter().map(|x| x.to_dd()).collect();
+    let mut g = c.benchmark_group("lanes/sin_tiny/Dd");
+    compare_unary(&mut g, &d, Dd::sin, <Dd as Columns>::sin_cols);
+    g.finish();
+    let mut g = c.benchmark_group("lanes/cos_tiny/Dd");
+    compare_unary(&mut g, &d, Dd::cos, <Dd as Columns>::cos_cols);
+    g.finish();
+    let mut g = c.benchmark_group("lanes/sin_tiny/Qd");
+    compare_unary(&mut g, &q, Qd::sin, <Qd as Columns>::sin_cols);
+    g.finish();
+    let mut g = c.benchmark_group("lanes/cos_tiny/Qd");
+    compare_unary(&mut g, &q, Qd::cos, <Qd as Columns>::cos_cols);
+    g.finish();
+}
+
+criterion_group!(benches, all, tiny);
 criterion_main!(benches);

@@ -77,6 +77,17 @@ pub(crate) fn mul_dd<L: Lanes>(l: L, a: DdV<L>, b: DdV<L>) -> DdV<L> {
     finish(l, zh, zl, ch)
 }
 
+/// `Dd::sqr`: `mul_dd` with the two cross products folded into one.
+#[inline(always)]
+pub(crate) fn sqr<L: Lanes>(l: L, a: DdV<L>) -> DdV<L> {
+    let (ch, cl1) = two_prod(l, a[0], a[0]);
+    let tl0 = l.mul(a[1], a[1]);
+    let cl2 = l.mul_add(l.mul(l.splat(2.0), a[0]), a[1], tl0);
+    let cl3 = l.add(cl1, cl2);
+    let (zh, zl) = quick_two_sum(l, ch, cl3);
+    finish(l, zh, zl, ch)
+}
+
 /// `Dd::mul_f64`.
 #[inline(always)]
 pub(crate) fn mul_f64<L: Lanes>(l: L, a: DdV<L>, b: L::V) -> DdV<L> {

@@ -542,10 +542,7 @@ kernel!(
     Dd,
     2,
     0,
-    |l, a, _b| {
-        let (s, _, redo) = trig::sin_cos_dd(l, a);
-        (s, redo)
-    },
+    |l, a, _b| trig::sin_cos_dd(l, a).0,
     |a, _b| a.sin()
 );
 kernel!(
@@ -553,10 +550,7 @@ kernel!(
     Dd,
     2,
     0,
-    |l, a, _b| {
-        let (_, c, redo) = trig::sin_cos_dd(l, a);
-        (c, redo)
-    },
+    |l, a, _b| trig::sin_cos_dd(l, a).1,
     |a, _b| a.cos()
 );
 
@@ -652,10 +646,7 @@ kernel!(
     Qd,
     4,
     0,
-    |l, a, _b| {
-        let (s, _, redo) = trig::sin_cos_qd(l, a);
-        (s, redo)
-    },
+    |l, a, _b| trig::sin_cos_qd(l, a).0,
     |a, _b| a.sin()
 );
 kernel!(QdPowf, Qd, 4, 4, |l, a, b| pow::powf_qd(l, a, b), |a, b| a
@@ -665,10 +656,7 @@ kernel!(
     Qd,
     4,
     0,
-    |l, a, _b| {
-        let (_, c, redo) = trig::sin_cos_qd(l, a);
-        (c, redo)
-    },
+    |l, a, _b| trig::sin_cos_qd(l, a).1,
     |a, _b| a.cos()
 );
 

@@ -600,7 +600,7 @@ fn trig_arguments(seed: u64) -> Vec<Qd> {
         x + Qd::new(0.0, c1, c2, c3)
     };
     (0..N)
-        .map(|_| match rng.gen_range(0..10) {
+        .map(|_| match rng.gen_range(0..11) {
             // The integrands' range and somewhat beyond, both signs.
             0..=2 => {
                 let x = Qd::from_f64(rng.gen_range(-8.0..8.0));
@@ -634,6 +634,8 @@ fn trig_arguments(seed: u64) -> Vec<Qd> {
                     tail(&mut rng, x)
                 }
             },
+            // Tiny values, the series alone (see `tiny_trig_argument`).
+            9 => tiny_trig_argument(&mut rng),
             // Malformed values (the lanes hand them to the scalar method).
             _ => {
                 let hi = rng.gen_range(-20.0..20.0);
@@ -642,6 +644,43 @@ fn trig_arguments(seed: u64) -> Vec<Qd> {
                 let mut c = [hi, 0.0, 0.0, 0.0];
                 c[rng.gen_range(1..4)] = lo;
                 Qd(c)
+            }
+        })
+        .collect()
+}
+
+/// A tiny argument of sin and cos, which `trig::sin_cos` takes to the series alone (and the
+/// lanes too): mostly 2^-900 to 2^-24, at times from the subnormals up to 2^-900 (where
+/// `u = t²` underflows) or just below 2^-24; either sign, a random significand and mostly
+/// random lower components (each a random fraction of an ulp of the one before).
+fn tiny_trig_argument(rng: &mut StdRng) -> Qd {
+    let e = match rng.gen_range(0..10) {
+        0 => rng.gen_range(-1074..-900),
+        1 => -25,
+        _ => rng.gen_range(-900..-24),
+    };
+    let sign = if rng.gen_bool(0.5) { -1.0 } else { 1.0 };
+    let x0 = sign * crate::ldexp(rng.gen_range(1.0..2.0), e);
+    let mut c = [x0, 0.0, 0.0, 0.0];
+    if rng.gen_bool(0.9) {
+        for k in 1..4 {
+            c[k] = c[k - 1] * f64::EPSILON * rng.gen_range(-0.5..0.5);
+        }
+    }
+    Qd::from_f64(c[0]) + Qd::new(0.0, c[1], c[2], c[3])
+}
+
+/// Arguments that are mostly tiny, so that many vectors hold no lane for the fixed point (the
+/// lanes skip it there), with a few of every other kind among them.
+fn tiny_trig_arguments(seed: u64) -> Vec<Qd> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let others = trig_arguments(seed + 1);
+    (0..N)
+        .map(|i| {
+            if rng.gen_bool(0.97) {
+                tiny_trig_argument(&mut rng)
+            } else {
+                others[i]
             }
         })
         .collect()
@@ -676,6 +715,33 @@ fn qd_sin_cos_columns_have_the_scalar_bits() {
         x.0[0].abs() > 1.0 && s.min(c) < 5.96e-8
     };
     assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); N];
+        <Qd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
+        <Qd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
+    }
+}
+
+#[test]
+fn dd_sin_cos_of_tiny_arguments_have_the_scalar_bits() {
+    let a: Vec<Dd> = tiny_trig_arguments(16)
+        .iter()
+        .map(|x| Dd::new(x.0[0], x.0[1]))
+        .collect();
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); N];
+        <Dd as Columns>::sin_cols(isa, &mut d, &a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
+        <Dd as Columns>::cos_cols(isa, &mut d, &a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
+    }
+}
+
+#[test]
+fn qd_sin_cos_of_tiny_arguments_have_the_scalar_bits() {
+    let a = tiny_trig_arguments(17);
     for isa in Isa::available() {
         let mut d = vec![Qd::default(); N];
         <Qd as Columns>::sin_cols(isa, &mut d, &a);

@@ -8,25 +8,33 @@
 //! the compiler drops its work. The two correction loops of the reduction run until no lane
 //! needs another step, each lane stepping only while its own condition holds.
 //!
+//! Below 2^-24, where `crate::trig::sin_cos` takes its Cody–Waite path and the reduction leaves
+//! x whole, only that path's series remain (`t = x`, `u = t²`, `t S(u)` and `C(u)` by
+//! `TrigExpansion::series`): the lanes compute them too, operation for operation in the lanes'
+//! double-double and quad-double arithmetic, down to the subnormals. Tanh-sinh puts many nodes
+//! there, next to an end at 0. Each path runs only where some lane of the vector takes it.
+//!
 //! The lanes that `crate::trig::sin_cos` sends elsewhere go to the scalar method: zeros, NaN,
-//! infinities, |x| outside [2^-24, 2^50) (its Cody–Waite path below, Payne–Hanek above: rare
-//! arguments, the scalar path's own bits), results too small for the fixed point's absolute
-//! accuracy (x near a multiple of π/2: the Cody–Waite path), and malformed arguments (lower
-//! components that are no rounding errors of the leading one).
+//! infinities, |x| from 2^50 on (Payne–Hanek: rare arguments, the scalar path's own bits),
+//! results too small for the fixed point's absolute accuracy (x near a multiple of π/2: the
+//! Cody–Waite path), malformed arguments (lower components that are no rounding errors of the
+//! leading one), and tiny arguments whose quad-double sums cancel (none do).
 
-use super::dd::DdV;
+use super::dd::{self, DdV};
 use super::eft::quick_two_sum;
 use super::exp::add_scaled;
 use super::fixed::{
     add, mul, mul_small, mul_wide, normalise, piece, select_limbs, shl16, shr, sub, to_i64, Limbs,
 };
 use super::ints::Ints;
-use super::qd::{renormalise, QdV};
-use crate::trig::FIXED_LOWER;
+use super::qd::{self, renormalise, QdV};
+use super::simd::Lanes;
+use crate::trig::{Split, TrigExpansion, COS_COEFFS, FIXED_LOWER, SIN_COEFFS};
 use crate::trig_fixed::{
     COS_J256_OVER_2K, COS_M1_I65536, COS_NUMERATORS, FIXED_LIMIT, KAPPA, PI_2_62, PI_2_FIX,
     SIN_I65536, SIN_J256_OVER_2K, SIN_NUMERATORS,
 };
+use crate::{Dd, Qd};
 
 /// `trig_fixed`'s tables where the lanes gather them.
 static SIN_J: [[u64; 4]; 403] = SIN_J256_OVER_2K;
@@ -41,14 +49,41 @@ const LOW_LIMIT: f64 = 1.0 / 4503599627370496.0; // 2^-52
 /// The weight of the top bit of twice a half's limbs (2^0), for [`piece`].
 const TOP: f64 = 0.0;
 
-/// `(sin x, cos x)` of `Dd` in every lane, and the lanes for the scalar method.
+/// `(sin x, cos x)` of `Dd` in every lane, each with the lanes for the scalar method (the same
+/// for both: the tiny lanes' series have no sums that the lanes cannot do).
 #[inline(always)]
-pub(crate) fn sin_cos_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, DdV<L>, L::M) {
+#[allow(clippy::type_complexity)]
+pub(crate) fn sin_cos_dd<L: Ints>(l: L, x: DdV<L>) -> ((DdV<L>, L::M), (DdV<L>, L::M)) {
     if L::WIDTH == 1 {
         // One lane: the scalar method itself is faster than its integer emulation here.
-        return (x, x, l.not(l.none()));
+        let all = l.not(l.none());
+        return ((x, all), (x, all));
     }
     let (fixed, harmless) = cases(l, x[0], &x[1..]);
+    let (sin, cos, redo) = if l.bits(fixed) == 0 {
+        (x, x, l.not(l.none()))
+    } else {
+        fixed_dd(l, x, fixed, harmless)
+    };
+    let tiny = tiny(l, x[0], &x[1..]);
+    if l.bits(tiny) == 0 {
+        return ((sin, redo), (cos, redo));
+    }
+    let t = [
+        l.select(tiny, x[0], l.splat(TINY_HARMLESS[0])),
+        l.select(tiny, x[1], l.splat(TINY_HARMLESS[1])),
+    ];
+    let (s, c) = small_dd(l, t);
+    let redo = l.and(l.not(tiny), redo);
+    let sin = [l.select(tiny, s[0], sin[0]), l.select(tiny, s[1], sin[1])];
+    let cos = [l.select(tiny, c[0], cos[0]), l.select(tiny, c[1], cos[1])];
+    ((sin, redo), (cos, redo))
+}
+
+/// `sin_cos_dd` in the lanes `fixed` of the fixed point (the others compute on `harmless`),
+/// and the lanes for the scalar method: the others, and those too near an axis.
+#[inline(always)]
+fn fixed_dd<L: Ints>(l: L, x: DdV<L>, fixed: L::M, harmless: L::V) -> (DdV<L>, DdV<L>, L::M) {
     let c = [
         l.select(fixed, x[0], harmless),
         l.select(fixed, x[1], l.splat(0.0)),
@@ -64,13 +99,49 @@ pub(crate) fn sin_cos_dd<L: Ints>(l: L, x: DdV<L>) -> (DdV<L>, DdV<L>, L::M) {
     (sin, cos, l.or(l.not(fixed), near))
 }
 
-/// `(sin x, cos x)` of `Qd` in every lane, and the lanes for the scalar method.
+/// `(sin x, cos x)` of `Qd` in every lane, each with the lanes for the scalar method: the same
+/// lanes but for the tiny ones, where each series flags its own cancelling sums (so that a
+/// caller of one result leaves the other series unused too).
 #[inline(always)]
-pub(crate) fn sin_cos_qd<L: Ints>(l: L, x: QdV<L>) -> (QdV<L>, QdV<L>, L::M) {
+#[allow(clippy::type_complexity)]
+pub(crate) fn sin_cos_qd<L: Ints>(l: L, x: QdV<L>) -> ((QdV<L>, L::M), (QdV<L>, L::M)) {
     if L::WIDTH == 1 {
-        return (x, x, l.not(l.none()));
+        let all = l.not(l.none());
+        return ((x, all), (x, all));
     }
     let (fixed, harmless) = cases(l, x[0], &x[1..]);
+    let (sin, cos, redo) = if l.bits(fixed) == 0 {
+        (x, x, l.not(l.none()))
+    } else {
+        fixed_qd(l, x, fixed, harmless)
+    };
+    let tiny = tiny(l, x[0], &x[1..]);
+    if l.bits(tiny) == 0 {
+        return ((sin, redo), (cos, redo));
+    }
+    let t = [
+        l.select(tiny, x[0], l.splat(TINY_HARMLESS[0])),
+        l.select(tiny, x[1], l.splat(TINY_HARMLESS[1])),
+        l.select(tiny, x[2], l.splat(TINY_HARMLESS[2])),
+        l.select(tiny, x[3], l.splat(TINY_HARMLESS[3])),
+    ];
+    let ((s, sin_cancels), (c, cos_cancels)) = small_qd(l, t);
+    let others = l.and(l.not(tiny), redo);
+    (
+        (
+            qd::select(l, tiny, s, sin),
+            l.or(l.and(tiny, sin_cancels), others),
+        ),
+        (
+            qd::select(l, tiny, c, cos),
+            l.or(l.and(tiny, cos_cancels), others),
+        ),
+    )
+}
+
+/// `sin_cos_qd` in the lanes `fixed` of the fixed point, as `fixed_dd`.
+#[inline(always)]
+fn fixed_qd<L: Ints>(l: L, x: QdV<L>, fixed: L::M, harmless: L::V) -> (QdV<L>, QdV<L>, L::M) {
     let zero = l.splat(0.0);
     let c = [
         l.select(fixed, x[0], harmless),
@@ -101,6 +172,110 @@ fn cases<L: Ints>(l: L, hi: L::V, low: &[L::V]) -> (L::M, L::V) {
         fixed = l.and(fixed, l.le(l.abs(c), limit));
     }
     (fixed, l.splat(0.75))
+}
+
+/// The lanes of a tiny argument, nonzero with |x| < 2^-24 and well-formed lower components,
+/// that `trig::sin_cos` takes to `sin_cos_finite`, whose reduction leaves them whole (t = x,
+/// no table entry, the first quadrant): the series alone, which the lanes compute themselves
+/// (`small_dd`, `small_qd`).
+#[inline(always)]
+fn tiny<L: Lanes>(l: L, hi: L::V, low: &[L::V]) -> L::M {
+    let a = l.abs(hi);
+    // NaN fails the first comparison.
+    let mut tiny = l.and(l.lt(a, l.splat(FIXED_LOWER)), l.ne(a, l.splat(0.0)));
+    let limit = l.mul(a, l.splat(LOW_LIMIT));
+    for &c in low {
+        tiny = l.and(tiny, l.le(l.abs(c), limit));
+    }
+    tiny
+}
+
+/// What the lanes that are not tiny compute the series on: `SIN_COEFFS[1]` (-1/6) times 2^-30,
+/// tiny itself (no special values, no cancelling sums) and with four nonzero components, which
+/// keep `renormalise` on its straight-line path.
+const TINY_HARMLESS: [f64; 4] = [
+    -1.5522042910257974e-10,
+    -8.616464714094038e-27,
+    -4.783098758228709e-43,
+    -2.6551531852207536e-59,
+];
+
+/// `trig::sin_cos_finite` for a tiny `t` (see [`tiny`]): `(t S(u), C(u))` with `u = t.sqr()`,
+/// `Dd::series` of the first `Dd::SIN_COS_TERMS` coefficients split as it splits them.
+#[inline(always)]
+fn small_dd<L: Lanes>(l: L, t: DdV<L>) -> (DdV<L>, DdV<L>) {
+    let u = dd::sqr(l, t);
+    let n = <Dd as TrigExpansion>::SIN_COS_TERMS;
+    let split = <Dd as TrigExpansion>::SIN_COS_SPLIT;
+    let s = series_dd(l, u, &SIN_COEFFS[..n], split);
+    let c = series_dd(l, u, &COS_COEFFS[..n], split);
+    (dd::mul_dd(l, t, s), c)
+}
+
+/// `Dd::series`: the coefficients from `split.full` on by fused multiply-adds in doubles, the
+/// first ones in double-double (adding a double where the coefficient is one: 1, -1/2).
+#[inline(always)]
+fn series_dd<L: Lanes>(l: L, u: DdV<L>, coeffs: &[[f64; 4]], split: Split) -> DdV<L> {
+    let mut y = l.splat(coeffs[coeffs.len() - 1][0]);
+    for c in coeffs[split.full..coeffs.len() - 1].iter().rev() {
+        y = l.mul_add(y, u[0], l.splat(c[0]));
+    }
+    let mut z = [y, l.splat(0.0)];
+    for c in coeffs[..split.full].iter().rev() {
+        let p = dd::mul_dd(l, z, u);
+        z = if c[1] == 0.0 {
+            dd::add_f64(l, p, l.splat(c[0]))
+        } else {
+            dd::add_dd(l, p, [l.splat(c[0]), l.splat(c[1])])
+        };
+    }
+    z
+}
+
+/// `trig::sin_cos_finite` for a tiny `t`, as `small_dd` (`Qd::sqr` is `t * t`), each result
+/// with the lanes whose quad-double sums cancel (`Qd::add_merged`'s; none where |t| < 2^-24, as
+/// every sum adds a term below 2^-48 of a coefficient to it).
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn small_qd<L: Lanes>(l: L, t: QdV<L>) -> ((QdV<L>, L::M), (QdV<L>, L::M)) {
+    let u = qd::mul_qd(l, t, t);
+    let n = <Qd as TrigExpansion>::SIN_COS_TERMS;
+    let split = <Qd as TrigExpansion>::SIN_COS_SPLIT;
+    let (s, sin_cancels) = series_qd(l, u, &SIN_COEFFS[..n], split);
+    let cos = series_qd(l, u, &COS_COEFFS[..n], split);
+    ((qd::mul_qd(l, t, s), sin_cancels), cos)
+}
+
+/// `Qd::series`: the last coefficients by fused multiply-adds in doubles, the `split.lower`
+/// before them in double-double (of `u.to_dd()`), the first `split.full` in quad-double (adding
+/// a double where the coefficient is one: 1, -1/2); and the lanes whose quad-double sums cancel.
+#[inline(always)]
+fn series_qd<L: Lanes>(l: L, u: QdV<L>, coeffs: &[[f64; 4]], split: Split) -> (QdV<L>, L::M) {
+    let zero = l.splat(0.0);
+    let dd_end = split.full + split.lower;
+    let mut y = l.splat(coeffs[coeffs.len() - 1][0]);
+    for c in coeffs[dd_end..coeffs.len() - 1].iter().rev() {
+        y = l.mul_add(y, u[0], l.splat(c[0]));
+    }
+    let ud = qd::to_dd(l, u);
+    let mut yd = [y, zero];
+    for c in coeffs[split.full..dd_end].iter().rev() {
+        yd = dd::add_dd(l, dd::mul_dd(l, yd, ud), [l.splat(c[0]), l.splat(c[1])]);
+    }
+    let mut z = [yd[0], yd[1], zero, zero];
+    let mut cancels = l.none();
+    for c in coeffs[..split.full].iter().rev() {
+        let p = qd::mul_qd(l, z, u);
+        if c[1] == 0.0 {
+            z = qd::add_f64(l, p, l.splat(c[0]));
+        } else {
+            let b = [l.splat(c[0]), l.splat(c[1]), l.splat(c[2]), l.splat(c[3])];
+            let (sum, m) = qd::add_qd(l, p, b);
+            z = sum;
+            cancels = l.or(cancels, m);
+        }
+    }
+    (z, cancels)
 }
 
 /// `trig_fixed::reduce::<N>` (`W = N + 1`): `|x| = q π/2 + θ` with `0 <= θ < π/2`, `q` an
