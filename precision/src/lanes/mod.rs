@@ -314,10 +314,64 @@ where
             }
             i += L::WIDTH;
         }
-        for (j, y) in dst.iter_mut().enumerate().skip(i) {
-            *y = T::from_array(kernel.scalar(a.get(j), b.get(j)));
+        let rest = n - i;
+        if rest == 0 {
+            return;
+        }
+        if L::WIDTH == 1 {
+            for (j, y) in dst.iter_mut().enumerate().skip(i) {
+                *y = T::from_array(kernel.scalar(a.get(j), b.get(j)));
+            }
+            return;
+        }
+        // The last, partial vector in the lanes too, the unused lanes holding copies of the
+        // last element: each lane's result depends on its own operands alone, so the padding
+        // changes no bit, and a short column (a tanh-sinh level, a Gauss rule of a few dozen
+        // points) keeps its last elements out of the scalar method, an elementary function's
+        // several times slower one.
+        let mut pa = [[0.0; N]; MAX_WIDTH];
+        let mut pb = [[0.0; NB]; MAX_WIDTH];
+        for k in 0..L::WIDTH {
+            let j = i + k.min(rest - 1);
+            pa[k] = a.get(j);
+            pb[k] = b.get(j);
+        }
+        let (r, redo) = kernel.lanes(l, gather(l, &pa), gather(l, &pb));
+        let out = scatter(l, r);
+        let redo = l.bits(redo);
+        for (k, value) in out.iter().take(rest).enumerate() {
+            let j = i + k;
+            dst[j] = T::from_array(if redo >> k & 1 == 1 {
+                kernel.scalar(a.get(j), b.get(j))
+            } else {
+                *value
+            });
         }
     }
+}
+
+/// The widest vector of doubles among the instruction sets ([`simd::Avx512`]'s 8).
+const MAX_WIDTH: usize = 8;
+
+/// The first `L::WIDTH` elements of `p` as one vector per component.
+#[inline(always)]
+fn gather<L: Lanes, const N: usize>(l: L, p: &[[f64; N]; MAX_WIDTH]) -> [L::V; N] {
+    std::array::from_fn(|k| l.load(&std::array::from_fn::<f64, MAX_WIDTH, _>(|j| p[j][k])))
+}
+
+/// The inverse of [`gather`]: one element of `N` components a lane (the lanes past
+/// `L::WIDTH` zero).
+#[inline(always)]
+fn scatter<L: Lanes, const N: usize>(l: L, v: [L::V; N]) -> [[f64; N]; MAX_WIDTH] {
+    let mut out = [[0.0; N]; MAX_WIDTH];
+    for (k, &vk) in v.iter().enumerate() {
+        let mut c = [0.0; MAX_WIDTH];
+        l.store(&mut c, vk);
+        for (o, &x) in out.iter_mut().zip(&c) {
+            o[k] = x;
+        }
+    }
+    out
 }
 
 /// Runs `task` on `isa`, or on the best instruction set this CPU has if it lacks `isa`.

@@ -841,3 +841,51 @@ fn qd_powf_columns_have_the_scalar_bits() {
         assert_same("powf c^y", isa, &d, |i| cx.powf(y[i]), qd_limbs);
     }
 }
+
+/// Columns of every length from 1 to 17: the last, partial vector runs in the lanes with the
+/// unused lanes padded, and must give each element the scalar method's bits, whatever the
+/// padding (the last element repeated) and however many lanes are left over.
+#[test]
+fn short_columns_have_the_scalar_bits_in_their_last_vector() {
+    let mut rng = StdRng::seed_from_u64(17);
+    for len in 1..=17usize {
+        let a: Vec<Qd> = (0..len)
+            .map(|_| {
+                let x = rng.gen_range(-3.0..3.0) * 10f64.powi(rng.gen_range(-12..3));
+                Qd::from_f64(x) / Qd::from_f64(3.0)
+            })
+            .collect();
+        let b: Vec<Qd> = (0..len).map(|k| a[k].abs() + Qd::from_f64(0.5)).collect();
+        for isa in Isa::available() {
+            let mut d = vec![Qd::default(); len];
+            let unary: [(&str, fn(Isa, &mut [Qd], &[Qd]), fn(Qd) -> Qd, &[Qd]); 4] = [
+                ("exp", <Qd as Columns>::exp_cols, |x| x.exp(), &a),
+                ("ln", <Qd as Columns>::ln_cols, |x| x.ln(), &b),
+                ("sin", <Qd as Columns>::sin_cols, |x| x.sin(), &a),
+                ("cos", <Qd as Columns>::cos_cols, |x| x.cos(), &a),
+            ];
+            for (name, lanes, scalar, x) in unary {
+                lanes(isa, &mut d, x);
+                for (k, v) in d.iter().enumerate() {
+                    assert_eq!(
+                        v.0,
+                        scalar(x[k]).0,
+                        "{name} {isa:?} length {len} element {k}"
+                    );
+                }
+            }
+            <Qd as Columns>::powf_cols(isa, &mut d, Operand::Column(&b), Operand::Column(&a));
+            for (k, v) in d.iter().enumerate() {
+                assert_eq!(
+                    v.0,
+                    b[k].powf(a[k]).0,
+                    "powf {isa:?} length {len} element {k}"
+                );
+            }
+            <Qd as Columns>::mul_cols(isa, &mut d, Operand::Column(&a), Operand::Constant(b[0]));
+            for (k, v) in d.iter().enumerate() {
+                assert_eq!(v.0, (a[k] * b[0]).0, "mul {isa:?} length {len} element {k}");
+            }
+        }
+    }
+}
