@@ -686,6 +686,28 @@ fn tiny_trig_arguments(seed: u64) -> Vec<Qd> {
         .collect()
 }
 
+/// Dd's sin and cos columns of `a` on every instruction set against the scalar functions.
+fn dd_sin_cos_have_the_scalar_bits(a: &[Dd]) {
+    for isa in Isa::available() {
+        let mut d = vec![Dd::default(); a.len()];
+        <Dd as Columns>::sin_cols(isa, &mut d, a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
+        <Dd as Columns>::cos_cols(isa, &mut d, a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
+    }
+}
+
+/// Qd's sin and cos columns of `a` on every instruction set against the scalar functions.
+fn qd_sin_cos_have_the_scalar_bits(a: &[Qd]) {
+    for isa in Isa::available() {
+        let mut d = vec![Qd::default(); a.len()];
+        <Qd as Columns>::sin_cols(isa, &mut d, a);
+        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
+        <Qd as Columns>::cos_cols(isa, &mut d, a);
+        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
+    }
+}
+
 #[test]
 fn dd_sin_cos_columns_have_the_scalar_bits() {
     let a: Vec<Dd> = trig_arguments(14)
@@ -698,13 +720,7 @@ fn dd_sin_cos_columns_have_the_scalar_bits() {
         x.hi.abs() > 1.0 && s.min(c) < 1.0 / 4096.0
     };
     assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
-    for isa in Isa::available() {
-        let mut d = vec![Dd::default(); N];
-        <Dd as Columns>::sin_cols(isa, &mut d, &a);
-        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
-        <Dd as Columns>::cos_cols(isa, &mut d, &a);
-        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
-    }
+    dd_sin_cos_have_the_scalar_bits(&a);
 }
 
 #[test]
@@ -715,13 +731,7 @@ fn qd_sin_cos_columns_have_the_scalar_bits() {
         x.0[0].abs() > 1.0 && s.min(c) < 5.96e-8
     };
     assert!(a.iter().filter(|&&x| small(x)).count() > 1000);
-    for isa in Isa::available() {
-        let mut d = vec![Qd::default(); N];
-        <Qd as Columns>::sin_cols(isa, &mut d, &a);
-        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
-        <Qd as Columns>::cos_cols(isa, &mut d, &a);
-        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
-    }
+    qd_sin_cos_have_the_scalar_bits(&a);
 }
 
 #[test]
@@ -730,25 +740,13 @@ fn dd_sin_cos_of_tiny_arguments_have_the_scalar_bits() {
         .iter()
         .map(|x| Dd::new(x.0[0], x.0[1]))
         .collect();
-    for isa in Isa::available() {
-        let mut d = vec![Dd::default(); N];
-        <Dd as Columns>::sin_cols(isa, &mut d, &a);
-        assert_same("sin", isa, &d, |i| a[i].sin(), dd_limbs);
-        <Dd as Columns>::cos_cols(isa, &mut d, &a);
-        assert_same("cos", isa, &d, |i| a[i].cos(), dd_limbs);
-    }
+    dd_sin_cos_have_the_scalar_bits(&a);
 }
 
 #[test]
 fn qd_sin_cos_of_tiny_arguments_have_the_scalar_bits() {
     let a = tiny_trig_arguments(17);
-    for isa in Isa::available() {
-        let mut d = vec![Qd::default(); N];
-        <Qd as Columns>::sin_cols(isa, &mut d, &a);
-        assert_same("sin", isa, &d, |i| a[i].sin(), qd_limbs);
-        <Qd as Columns>::cos_cols(isa, &mut d, &a);
-        assert_same("cos", isa, &d, |i| a[i].cos(), qd_limbs);
-    }
+    qd_sin_cos_have_the_scalar_bits(&a);
 }
 
 /// Exponents for powf: moderate ones of both signs (the lanes' path), integers and
@@ -842,6 +840,9 @@ fn qd_powf_columns_have_the_scalar_bits() {
     }
 }
 
+/// A one-operand column operation of Qd.
+type UnaryColumns = fn(Isa, &mut [Qd], &[Qd]);
+
 /// Columns of every length from 1 to 17: the last, partial vector runs in the lanes with the
 /// unused lanes padded, and must give each element the scalar method's bits, whatever the
 /// padding (the last element repeated) and however many lanes are left over.
@@ -858,7 +859,7 @@ fn short_columns_have_the_scalar_bits_in_their_last_vector() {
         let b: Vec<Qd> = (0..len).map(|k| a[k].abs() + Qd::from_f64(0.5)).collect();
         for isa in Isa::available() {
             let mut d = vec![Qd::default(); len];
-            let unary: [(&str, fn(Isa, &mut [Qd], &[Qd]), fn(Qd) -> Qd, &[Qd]); 4] = [
+            let unary: [(&str, UnaryColumns, fn(Qd) -> Qd, &[Qd]); 4] = [
                 ("exp", <Qd as Columns>::exp_cols, |x| x.exp(), &a),
                 ("ln", <Qd as Columns>::ln_cols, |x| x.ln(), &b),
                 ("sin", <Qd as Columns>::sin_cols, |x| x.sin(), &a),

@@ -69,10 +69,7 @@ pub(crate) fn sin_cos_dd<L: Ints>(l: L, x: DdV<L>) -> ((DdV<L>, L::M), (DdV<L>, 
     if l.bits(tiny) == 0 {
         return ((sin, redo), (cos, redo));
     }
-    let t = [
-        l.select(tiny, x[0], l.splat(TINY_HARMLESS[0])),
-        l.select(tiny, x[1], l.splat(TINY_HARMLESS[1])),
-    ];
+    let t = std::array::from_fn(|k| l.select(tiny, x[k], l.splat(TINY_HARMLESS[k])));
     let (s, c) = small_dd(l, t);
     let redo = l.and(l.not(tiny), redo);
     let sin = [l.select(tiny, s[0], sin[0]), l.select(tiny, s[1], sin[1])];
@@ -119,12 +116,7 @@ pub(crate) fn sin_cos_qd<L: Ints>(l: L, x: QdV<L>) -> ((QdV<L>, L::M), (QdV<L>, 
     if l.bits(tiny) == 0 {
         return ((sin, redo), (cos, redo));
     }
-    let t = [
-        l.select(tiny, x[0], l.splat(TINY_HARMLESS[0])),
-        l.select(tiny, x[1], l.splat(TINY_HARMLESS[1])),
-        l.select(tiny, x[2], l.splat(TINY_HARMLESS[2])),
-        l.select(tiny, x[3], l.splat(TINY_HARMLESS[3])),
-    ];
+    let t = std::array::from_fn(|k| l.select(tiny, x[k], l.splat(TINY_HARMLESS[k])));
     let ((s, sin_cancels), (c, cos_cancels)) = small_qd(l, t);
     let others = l.and(l.not(tiny), redo);
     (
