@@ -43,12 +43,20 @@ pub(crate) fn product_kernel_name(type_name: &str, dims: usize, m: usize) -> Str
     format!("gauss_product_{type_name}_{dims}d_m{m}")
 }
 
-/// Whether the product kernel takes `rule`: 1 to [`MAX_PRODUCT_DIMS`] axes of
-/// [`PRODUCT_POINTS`] points, at most [`MAX_REGION_POINTS`] points a region.
+/// Whether the product kernel takes `rule`: 1 to [`MAX_PRODUCT_DIMS`] axes of the same number
+/// of [`PRODUCT_POINTS`] points, at most [`MAX_REGION_POINTS`] points a region.
 pub fn product_kernel_takes<T: Real>(rule: &ProductRule<T>) -> bool {
-    (1..=MAX_PRODUCT_DIMS).contains(&rule.dims())
-        && PRODUCT_POINTS.contains(&rule.points_per_axis())
-        && rule.points() <= MAX_REGION_POINTS
+    product_kernel_points(rule).is_some()
+}
+
+/// The points on every axis of `rule` where the product kernel takes it
+/// ([`product_kernel_takes`]).
+pub(crate) fn product_kernel_points<T: Real>(rule: &ProductRule<T>) -> Option<usize> {
+    rule.uniform_points().filter(|m| {
+        (1..=MAX_PRODUCT_DIMS).contains(&rule.dims())
+            && PRODUCT_POINTS.contains(m)
+            && rule.points() <= MAX_REGION_POINTS
+    })
 }
 
 /// The buffers of the product kernel: the device's, and the host's copy of a launch's
@@ -101,15 +109,17 @@ impl Gpu {
         lower: &[T],
         upper: &[T],
     ) -> Result<Vec<ProductSums<T>>> {
-        let (dims, m) = (rule.dims(), rule.points_per_axis());
-        if !product_kernel_takes(rule) {
+        let dims = rule.dims();
+        let Some(m) = product_kernel_points(rule) else {
             return Err(GpuError::Invalid(format!(
-                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions of {} to {} \
-                 points, at most {MAX_REGION_POINTS} a region; the rule has {dims} of {m}",
+                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions of the same {} to \
+                 {} points, at most {MAX_REGION_POINTS} a region; the rule has {:?} points on \
+                 its axes",
                 PRODUCT_POINTS.start(),
-                PRODUCT_POINTS.end()
+                PRODUCT_POINTS.end(),
+                rule.shape()
             )));
-        }
+        };
         if !lower.len().is_multiple_of(dims) || upper.len() != lower.len() {
             return Err(GpuError::Invalid(format!(
                 "{} lower and {} upper corner coordinates are not regions of {dims} dimensions",
@@ -199,10 +209,11 @@ fn regions_per_launch(blocks: u64, partial_len: usize) -> usize {
 /// The rule's weights, four functionals and four ratios, `T::LIMBS` doubles a value, as the
 /// kernel reads them ([`launch::PRODUCT_TABLES`] rows of m values).
 fn rule_table<T: Real>(rule: &ProductRule<T>) -> Vec<f64> {
-    let rows = std::iter::once(rule.weights())
-        .chain(rule.functionals().iter().map(Vec::as_slice))
-        .chain(rule.ratios().iter().map(Vec::as_slice));
-    let mut table = Vec::with_capacity(launch::PRODUCT_TABLES * rule.points_per_axis() * T::LIMBS);
+    let axis = rule.axis(0);
+    let rows = std::iter::once(axis.weights())
+        .chain(axis.functionals().iter().map(Vec::as_slice))
+        .chain(axis.ratios().iter().map(Vec::as_slice));
+    let mut table = Vec::with_capacity(launch::PRODUCT_TABLES * axis.points() * T::LIMBS);
     for row in rows {
         for v in row {
             table.extend_from_slice(&v.limbs()[..T::LIMBS]);
