@@ -19,6 +19,7 @@ __device__ int __clzll(long long);
 __device__ unsigned long long __umul64hi(unsigned long long, unsigned long long);
 __device__ double __shfl_down_sync(unsigned, double, unsigned, int = 32);
 __device__ int __shfl_down_sync(unsigned, int, unsigned, int = 32);
+__device__ unsigned long long __shfl_up_sync(unsigned, unsigned long long, unsigned, int = 32);
 __device__ double __shfl_sync(unsigned, double, int, int = 32);
 __device__ double __shfl_xor_sync(unsigned, double, int, int = 32);
 __device__ double __ldcg(const double *);

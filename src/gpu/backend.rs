@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use precision::{Dd, Qd, Real};
 
 use super::launch::RegionKernels;
-use super::product::product_kernel_points;
 use super::{
     product_kernel_takes, Gpu, GpuError, GpuReal, RuleSums, MAX_LIST_DIMS, MAX_PRODUCT_DIMS,
     MAX_RULE_DIMS,
@@ -77,8 +76,8 @@ enum Kernel {
     Region,
     /// `kernels/cuhre_list.cu` for the rule of a point set.
     List(PointSet),
-    /// `kernels/product.cu` for the product rule of m points an axis.
-    Product(usize),
+    /// `kernels/product.cu` (the rule's shape is given at launch).
+    Product,
 }
 
 impl GpuBackend {
@@ -124,7 +123,7 @@ impl GpuBackend {
             Kernel::Rule(set) => Gpu::genz_malik_source::<G>(&code, set),
             Kernel::Region => Gpu::region_source::<G>(&code),
             Kernel::List(set) => Gpu::cuhre_list_source::<G>(&code, set),
-            Kernel::Product(m) => Gpu::product_source::<G>(&code, m),
+            Kernel::Product => Gpu::product_source::<G>(&code),
         })?);
         sources.insert(key, source.clone());
         Ok(source)
@@ -393,7 +392,7 @@ impl Backend for GpuBackend {
 
     /// The product kernel (`kernels/product.cu`, one block of the device a block of 64
     /// fibers of a region) for expressions of 1 to [`MAX_PRODUCT_DIMS`] variables in f64, dd
-    /// and qd and the rules it takes ([`product_kernel_takes`]: the same points on every axis); the
+    /// and qd and the rules it takes ([`product_kernel_takes`]: every rule of the method); the
     /// calling thread otherwise ([`Backend::product_sums`]' default). Either way the CPU's
     /// bits (in f64 where the integrand's values are: libdevice's functions may differ in the
     /// last bit).
@@ -405,16 +404,15 @@ impl Backend for GpuBackend {
         upper: &[T],
     ) -> Result<Vec<ProductSums<T>>> {
         let dims = product_regions(f, rule, lower, upper)?;
-        let m = product_kernel_points(rule).filter(|_| product_kernel_for::<T, F>(f));
-        let Some(m) = m else {
+        if !(product_kernel_for::<T, F>(f) && product_kernel_takes(rule)) {
             return Ok(lower
                 .chunks_exact(dims)
                 .zip(upper.chunks_exact(dims))
                 .map(|(l, u)| rule.region_sums(f, l, u))
                 .collect());
-        };
+        }
         let tape = Self::tape_of(f)?;
-        let source = self.source_in::<T>(Kernel::Product(m), tape)?;
+        let source = self.source_in::<T>(Kernel::Product, tape)?;
         Ok(self
             .gpu
             .product_sums_of_source(&source, rule, lower, upper)?)

@@ -3,11 +3,12 @@
 //! (degree 7 or 9) would need billions of regions (exp(x·y) over the unit square to 1e-40 in qd:
 //! CUHRE stops at 4·10^-31 after 1.3·10^8 evaluations; this method meets it in thousands).
 //!
-//! A region's rule is the product of the m-point Gauss–Legendre rule on every axis (m^n
-//! points, exact for every polynomial of degree 2m − 1 in each variable; m from the precision
-//! and the dimension, [`points_per_axis`]). Its error is read axis by axis from the same
-//! values: along axis d the rule's values, summed with the other axes' weights, are the
-//! m-point rule's values of g_d(t) = ∫ f over the other axes, and the product's error is the
+//! A region's rule is the product of an m_d-point Gauss–Legendre rule on each axis d
+//! (m_1 ⋯ m_n points, exact for every polynomial of degree 2m_d − 1 in variable d), m_d = m on
+//! every axis to start (m from the precision and the dimension, [`points_per_axis`]). Its
+//! error is read axis by axis from the same values: along axis d the rule's values, summed
+//! with the other axes' weights, are the m_d-point rule's values of g_d(t) = ∫ f over the
+//! other axes, and the product's error is the
 //! sum over the axes of the one-dimensional rules' errors on those g_d (the error of a product
 //! telescopes axis by axis). Each g_d's Legendre coefficients at the middle and the top of the
 //! rule's range ([`rules::Rule::point_functionals`]) give its rule's error as the adaptive
@@ -16,15 +17,24 @@
 //! not fall fast (a feature the rule does not resolve, a kink) E_d is 2 h m max(c) (the
 //! spectrum left up to degree 2m at its present size) or ∫|f| over the region, whichever is
 //! larger while the top coefficients are above a thousandth of the mean |f|; where they are at
-//! rounding level, 0. The region's error is Σ_d E_d, and it is split in two along the axis of
-//! the largest E_d.
+//! rounding level, 0. The region's error is Σ_d E_d, and it is refined along the axis of the
+//! largest E_d: where that axis's coefficients fall by [`RAISE_FALL`] a degree or faster, its
+//! points are raised (m_d → 3m_d/2, up to [`most_points_per_axis`], the region within
+//! [`MAX_RAISED_POINTS`]: the error times about fall^m_d, more than a halving's 2^-2m_d, for
+//! 3/4 of its points), else the region is halved. The axes of one integrand ask for different
+//! numbers of points (cos(Σ i x_i): 8 to 24 from the first axis to the eighth), which a rule
+//! of one m on every axis pays for on all of them.
 //!
 //! The regions are worked on in rounds (as CUHRE's rounds): the box first, split whatever its
 //! estimate (a region's error is trusted only once DCUHRE's check of two halves against their
-//! parent has seen it, [`super::cuhre::device::settle`]); then each round splits the worst regions
-//! while the errors of those not taken exceed half the tolerance, and the backend evaluates
-//! all the halves in one call ([`Backend::product_sums`]). A region whose error is within twice
-//! its rounding floor, or too narrow to halve, is final. The same bits on every run and for
+//! parent has seen it, [`super::cuhre::device::settle`]); then each round refines the worst
+//! regions while the errors of those not taken exceed half the tolerance, and the backend
+//! evaluates the new regions in one call for each shape ([`Backend::product_sums`]). A raised
+//! region is checked against its previous rule as halves are against their parent: the
+//! difference of the two values is about the previous rule's error on that axis, and where it
+//! exceeds the previous reading the new one is scaled by the shortfall and is at least the
+//! difference (`settle_raised`). A region whose error is within twice its rounding floor, or
+//! too narrow to halve, is final. The same bits on every run and for
 //! any thread count: the regions and every sum are in a fixed order.
 //!
 //! ```
@@ -62,8 +72,7 @@ use crate::error::{Error, Result};
 use crate::integrand::Integrand;
 use crate::rules::{self, half_width, Tail};
 
-/// The most points of a run's first region (m^n ≤ 2^24), and of a region the product kernel
-/// takes.
+/// The most points of a run's first region: m^n ≤ 2^24.
 pub const MAX_REGION_POINTS: u64 = 1 << 24;
 
 /// The most points of a region whose axes were raised: 2^28.
@@ -275,7 +284,8 @@ pub const RAISE_FALL: f64 = 0.25;
 impl<T: Real> ProductRule<T> {
     /// The rule of `m` points on each of `dims` axes (dims ≥ 1, m ≥ 8).
     pub fn new(dims: usize, m: usize) -> Result<ProductRule<T>> {
-        Self::with_axes(vec![Arc::new(AxisRule::new(m)?); dims])
+        let axis = Arc::new(AxisRule::new(m)?);
+        Self::with_axes(std::iter::repeat_n(axis, dims).collect())
     }
 
     /// The product of `axes`, the first axis's rule first (at least one).
@@ -629,7 +639,7 @@ fn raised_shape<T>(region: &Region<T>, most: usize) -> Option<Vec<usize>> {
         return None;
     }
     let mut shape = region.shape.clone();
-    shape[d] = ((m + m / 2 + 1) / 2 * 2).min(most);
+    shape[d] = ((m + m / 2).div_ceil(2) * 2).min(most);
     let points = shape.iter().try_fold(1u64, |p, &m| p.checked_mul(m as u64));
     points
         .is_some_and(|p| p <= MAX_RAISED_POINTS)
