@@ -3,27 +3,26 @@
 //! (degree 7 or 9) would need billions of regions (exp(x·y) over the unit square to 1e-40 in qd:
 //! CUHRE stops at 4·10^-31 after 1.3·10^8 evaluations; this method meets it in thousands).
 //!
-//! A region's rule is the product of an m_d-point Gauss–Legendre rule on each axis d
-//! (m_1 ⋯ m_n points, exact for every polynomial of degree 2m_d − 1 in variable d), m_d = m on
-//! every axis to start (m from the precision and the dimension, [`points_per_axis`]). Its
-//! error is read axis by axis from the same values: along axis d the rule's values, summed
-//! with the other axes' weights, are the m_d-point rule's values of g_d(t) = ∫ f over the
-//! other axes, and the product's error is the
-//! sum over the axes of the one-dimensional rules' errors on those g_d (the error of a product
+//! A region's rule is the product of an m_d-point Gauss–Legendre rule on each axis d (m_1 ⋯ m_n
+//! points, exact for every polynomial of degree 2m_d − 1 in variable d), m_d = m on every axis to
+//! start (m from the precision and the dimension, [`points_per_axis`]). Its error is read axis by
+//! axis from the same values: along axis d the rule's values, summed with the other axes' weights,
+//! are the m_d-point rule's values of g_d(t) = ∫ f over the other axes, and the product's error is
+//! the sum over the axes of the one-dimensional rules' errors on those g_d (the error of a product
 //! telescopes axis by axis). Each g_d's Legendre coefficients at the middle and the top of the
 //! rule's range ([`rules::Rule::point_functionals`]) give its rule's error as the adaptive
-//! Gauss–Legendre method reads it (`Spectral`: geometric fall extrapolated to degree 2m,
-//! counted at three quarters of its rate): the error E_d of the axis. Where the coefficients do
-//! not fall fast (a feature the rule does not resolve, a kink) E_d is 2 h m max(c) (the
-//! spectrum left up to degree 2m at its present size) or ∫|f| over the region, whichever is
-//! larger while the top coefficients are above a thousandth of the mean |f|; where they are at
-//! rounding level, 0. The region's error is Σ_d E_d, and it is refined along the axis of the
-//! largest E_d: where that axis's coefficients fall by [`RAISE_FALL`] a degree or faster, its
-//! points are raised (m_d → 3m_d/2, up to [`most_points_per_axis`], the region within
-//! [`MAX_RAISED_POINTS`]: the error times about fall^m_d, more than a halving's 2^-2m_d, for
-//! 3/4 of its points), else the region is halved. The axes of one integrand ask for different
-//! numbers of points (cos(Σ i x_i): 8 to 24 from the first axis to the eighth), which a rule
-//! of one m on every axis pays for on all of them.
+//! Gauss–Legendre method reads it (`Spectral`: geometric fall extrapolated to degree 2m, counted at
+//! three quarters of its rate): the error E_d of the axis. Where the coefficients do not fall fast
+//! or the top ones are above a thousandth of the mean |f| (a feature the rule does not resolve, a
+//! kink) E_d is 2 h m max(c) (the spectrum left up to degree 2m at its present size), and at least
+//! ∫|f| over the region where they neither fall nor are below that thousandth (the rule may not see
+//! the integrand at all); where they are at rounding level, 0. The region's error is Σ_d E_d, and
+//! it is refined along the axis of the largest E_d: where that axis's coefficients fall by
+//! [`RAISE_FALL`] a degree or faster, its points are raised (m_d → 3m_d/2, up to
+//! [`most_points_per_axis`], the region within [`MAX_RAISED_POINTS`]: the error times about
+//! fall^m_d, more than a halving's 2^-2m_d, for 3/4 of its points), else the region is halved. The
+//! axes of one integrand ask for different numbers of points (cos(Σ i x_i) varies i times faster
+//! along axis i), which a rule of one m on every axis pays for on all of them.
 //!
 //! The regions are worked on in rounds (as CUHRE's rounds): the box first, split whatever its
 //! estimate (a region's error is trusted only once DCUHRE's check of two halves against their
@@ -34,8 +33,8 @@
 //! difference of the two values is about the previous rule's error on that axis, and where it
 //! exceeds the previous reading the new one is scaled by the shortfall and is at least the
 //! difference (`settle_raised`). A region whose error is within twice its rounding floor, or
-//! too narrow to halve, is final. The same bits on every run and for
-//! any thread count: the regions and every sum are in a fixed order.
+//! too narrow to halve, is final. The same bits on every run and for any thread count: the
+//! regions and every sum are in a fixed order.
 //!
 //! ```
 //! use hpquad::cpu::CpuBackend;
