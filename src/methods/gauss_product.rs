@@ -654,8 +654,10 @@ fn settle_raised<T: Real>(raw: &Raw<T>, value: T, reading: f64) -> (f64, Option<
     let d = (raw.value - value).abs().to_f64();
     let error = if d <= reading {
         raw.error
+    } else if reading > 0.0 {
+        (raw.error * (d / reading)).max(d)
     } else {
-        (raw.error * d / reading).max(d)
+        raw.error.max(d)
     };
     let error = error.max(raw.floor);
     let axis = if error <= 2.0 * raw.floor {
@@ -905,5 +907,38 @@ fn non_finite<T: Real, F: Integrand>(
                 value: format!("not a finite number on the device (here {})", y[0]),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(value: f64, error: f64) -> Raw<f64> {
+        Raw {
+            value,
+            error,
+            floor: 1e-30,
+            axis: Some(0),
+        }
+    }
+
+    #[test]
+    fn a_raised_region_keeps_its_reading_only_where_the_previous_one_held() {
+        // The values moved by less than the previous reading: the new reading stands.
+        assert_eq!(
+            settle_raised(&raw(1.0, 1e-12), 1.0 + 1e-9, 1e-8),
+            (1e-12, Some(0))
+        );
+        // By ten times the previous reading: the new one ten times over, at least the move.
+        let (error, _) = settle_raised(&raw(1.0, 1e-12), 1.0 + 1e-7, 1e-8);
+        assert!(error >= 1e-7 * 0.99, "{error:e}");
+        let (error, _) = settle_raised(&raw(1.0, 1e-5), 1.0 + 1e-7, 1e-8);
+        assert!((error / 1e-4 - 1.0).abs() < 1e-6, "{error:e}");
+        // A previous reading of zero: the move, never an infinity or a NaN.
+        let (error, _) = settle_raised(&raw(1.0, 0.0), 1.0 + 1e-7, 0.0);
+        assert!(error.is_finite() && error >= 0.99e-7, "{error:e}");
+        // Within twice the floor: final.
+        assert_eq!(settle_raised(&raw(1.0, 0.0), 1.0, 0.0).1, None);
     }
 }
