@@ -4,12 +4,13 @@
 // the host's bits in double, dd_t and qd_t (the host adds the blocks of a region in block order
 // with ProductSums::add, as the CPU backend does).
 //
-// A region's rule is the m-point Gauss–Legendre rule on every axis. A fiber is the line of m
-// points along axis 0; fiber f has, on axis d >= 1, the point of index digit_d(f) =
-// (f / m^(d-1)) % m (fiber_digits). Thread i of block b takes fiber 64 b + i and, in the order
-// of its points j:
+// A region's rule is an m_d-point Gauss–Legendre rule on each axis d (the shape, the same for
+// every region of a launch, given at launch: m_d = (shape >> 8 d) & 255).
+// A fiber is the line of m_0 points along axis 0; fiber f has, on axis d >= 1, the point of
+// index digit_d(f) = (f / (m_1 ... m_(d-1))) % m_d (fiber_digits). Thread i of block b takes
+// fiber 64 b + i and, in the order of its points j:
 //   along  += to_acc(w_j * y_j)            (accumulator<real_t>: double-double for doubles)
-//   tail_k += functional_k(j) * y_j        (the four spectrum functionals, in real_t)
+//   tail_k += functional_k(j) * y_j        (axis 0's four spectrum functionals, in real_t)
 //   abs    += to_double(w_j) * |to_double(y_j)|   (doubles)
 // and the first point whose value is not finite; then W = ((1 * w_d1) * w_d2) ... over the
 // other axes' points and weighted = W * from_acc(along). The block's sums over its fibers are
@@ -17,26 +18,23 @@
 // the first bad point: 4 D + 3 threads), as block_sums adds them:
 //   value         += to_acc(weighted)
 //   tails[0][k]   += W * tail_k
-//   tails[d][k]   += weighted * ratio_k(digit_d)    (d >= 1; ratio = functional / weight)
+//   tails[d][k]   += weighted * ratio_dk(digit_d)    (d >= 1; ratio = functional / weight)
 //   abs           += to_double(W) * abs_fiber
 // Compiled with --fmad=false: every product is rounded before the sum that takes it, as on the
 // host (Rust never contracts a * b + c).
 //
 // The host splices in, at the one marked place, `typedef <double|dd_t|qd_t> real_t;`, the
 // integrand of D variables (`integrand(real_t x)` of one, `integrand(const real_t *x)` of
-// several), `#define HPQ_DIMS D`, `#define HPQ_POINTS m`, `#define HPQ_BLOCK_FIBERS 64`
-// (gauss_product::BLOCK_FIBERS) and `#define HPQ_PRODUCT_KERNEL gauss_product_<type>_<D>d_m<m>`:
-// the kernel's name says its type, its dimension and its points an axis, so that the host
-// cannot launch it on regions of another shape or read its partials as another rule's.
+// several), `#define HPQ_DIMS D`, `#define HPQ_BLOCK_FIBERS 64` (gauss_product::BLOCK_FIBERS)
+// and `#define HPQ_PRODUCT_KERNEL gauss_product_<type>_<D>d`: the kernel's name says its type
+// and its dimension, so that the host cannot launch it on regions of another dimension or read
+// its partials as another type's.
 #include "reduce.cuh"
 
 // @@INTEGRAND@@
 
 #if HPQ_DIMS < 1 || HPQ_DIMS > 8
 #error "HPQ_DIMS must be 1 to 8"
-#endif
-#if HPQ_POINTS < 8 || HPQ_POINTS > 32
-#error "HPQ_POINTS must be 8 to 32"
 #endif
 #if HPQ_BLOCK_FIBERS != 64
 #error "HPQ_BLOCK_FIBERS must be gauss_product::BLOCK_FIBERS, 64"
@@ -63,35 +61,42 @@ __device__ __forceinline__ qd_t leaf(qd_t v) { return v; }
 typedef unsigned long long u64;
 typedef accumulator<real_t>::type acc_t;
 
-// The fibers of a region, m^(D-1).
-__device__ __forceinline__ u64 region_fibers() {
-    u64 fibers = 1;
-    for (int d = 1; d < HPQ_DIMS; ++d) fibers *= HPQ_POINTS;
-    return fibers;
-}
+// The points on axis d of a launch's shape.
+__device__ __forceinline__ int axis_points(u64 shape, int d) { return (int)((shape >> (8 * d)) & 255); }
 
-// points: the axis points of the launch's regions (ProductRule::axis_points), D * m values of
-// real_t a region, region-major (point j of axis d of region r at ((r * D + d) * m + j) *
-// limbs). rule: the weights (m values), the four functionals (4 rows of m), their ratios to the
-// weights (4 rows of m), real_t each. partials: one partial a block, in block order within
-// region order (block b of region r at (r * blocks + b) * P doubles, P = acc limbs + 4 D limbs
-// + 2): the value's accumulator, the tails axis by axis (four values each), Σ W |f|, and the
-// index of the block's first point whose value is not finite (-1 if none; below 2^24, exact).
-// blocks: the blocks of a region, ceil(m^(D-1) / 64). One block of HPQ_BLOCK_FIBERS threads
-// for each (region, block) pair: gridDim.x = regions * blocks.
+// points: the axis points of the launch's regions (ProductRule::axis_points), m_0 + ... +
+// m_(D-1) values of real_t a region, region-major (point j of axis d of region r at
+// (r * S + o_d + j) * limbs, S the sum of the m_d and o_d = m_0 + ... + m_(d-1)). rule: for
+// each axis in turn, its weights (m_d values), its four functionals (4 rows of m_d) and their
+// ratios to the weights (4 rows of m_d), real_t each (axis d's at 9 o_d). partials: one
+// partial a block, in block order within region order (block b of region r at (r * blocks +
+// b) * P doubles, P = acc limbs + 4 D limbs + 2): the value's accumulator, the tails axis by
+// axis (four values each), Σ W |f|, and the index of the block's first point whose value is
+// not finite (-1 if none; below 2^53, exact). blocks: the blocks of a region, ceil(m_1 ...
+// m_(D-1) / 64). shape: m_d in bits 8 d to 8 d + 7. One block of HPQ_BLOCK_FIBERS threads for
+// each (region, block) pair: gridDim.x = regions * blocks; dynamic shared memory for S + 5 m_0
+// values of real_t (the region's axis points, axis 0's weights and functionals).
 extern "C" __global__ void __launch_bounds__(HPQ_BLOCK_FIBERS)
     HPQ_PRODUCT_KERNEL(const double *__restrict__ points, const double *__restrict__ rule,
-                       double *__restrict__ partials, u64 blocks) {
+                       double *__restrict__ partials, u64 blocks, u64 shape) {
     const int L = limbs<real_t>::count;
     const int A = limbs<acc_t>::count;
     const int D = HPQ_DIMS;
-    const int M = HPQ_POINTS;
     const int F = HPQ_BLOCK_FIBERS;
     static_assert(4 * HPQ_DIMS + 3 <= HPQ_BLOCK_FIBERS, "a thread for each of the block's sums");
-    __shared__ real_t axis[D * M];
-    __shared__ real_t weight[M];
-    __shared__ real_t functional[4][M];
-    __shared__ real_t ratio[4][M];
+    // Where each axis's points start in a region's points (and a ninth of where its tables
+    // start in the rule), and their sum.
+    int offset[D];
+    int total = 0;
+    for (int d = 0; d < D; ++d) {
+        offset[d] = total;
+        total += axis_points(shape, d);
+    }
+    const int M = axis_points(shape, 0);
+    extern __shared__ double dynamic[];
+    real_t *axis = reinterpret_cast<real_t *>(dynamic);
+    real_t *weight = axis + total;
+    real_t *functional = weight + M;
     // Each fiber's W, weighted, four functionals along axis 0, Σ w |f| and first bad point.
     __shared__ real_t fiber_weight[F];
     __shared__ real_t fiber_weighted[F];
@@ -101,20 +106,19 @@ extern "C" __global__ void __launch_bounds__(HPQ_BLOCK_FIBERS)
 
     const u64 r = blockIdx.x / blocks;
     const u64 block = blockIdx.x % blocks;
-    for (int i = threadIdx.x; i < D * M; i += blockDim.x) {
-        load(points + (r * D * M + i) * L, axis[i]);
+    for (int i = threadIdx.x; i < total; i += blockDim.x) {
+        load(points + (r * total + i) * L, axis[i]);
     }
-    for (int i = threadIdx.x; i < M; i += blockDim.x) {
+    for (int i = threadIdx.x; i < 5 * M; i += blockDim.x) {
         load(rule + i * L, weight[i]);
-        for (int k = 0; k < 4; ++k) {
-            load(rule + ((1 + k) * M + i) * L, functional[k][i]);
-            load(rule + ((5 + k) * M + i) * L, ratio[k][i]);
-        }
     }
     __syncthreads();
 
+    // The fibers of a region, m_1 ... m_(D-1).
+    u64 fibers = 1;
+    for (int d = 1; d < D; ++d) fibers *= axis_points(shape, d);
     const u64 first = block * F;
-    const u64 left = region_fibers() - first;
+    const u64 left = fibers - first;
     const int count = left < (u64)F ? (int)left : F;
     real_t zero, one;
     make(0.0, zero);
@@ -128,10 +132,13 @@ extern "C" __global__ void __launch_bounds__(HPQ_BLOCK_FIBERS)
         real_t w = one;
         u64 rest = fiber;
         for (int d = 1; d < D; ++d) {
-            const int digit = (int)(rest % M);
-            rest /= M;
-            x[d] = axis[d * M + digit];
-            w = w * weight[digit];
+            const int m = axis_points(shape, d);
+            const int digit = (int)(rest % m);
+            rest /= m;
+            x[d] = axis[offset[d] + digit];
+            real_t wd;
+            load(rule + (9 * offset[d] + digit) * L, wd);
+            w = w * wd;
         }
         acc_t along;
         acc_zero(along);
@@ -147,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(HPQ_BLOCK_FIBERS)
 #endif
             if (bad == ~0ull && !isfinite(leading(y))) bad = fiber * M + j;
             along = acc_add(along, leaf(weight[j] * y));
-            for (int k = 0; k < 4; ++k) tail[k] = tail[k] + functional[k][j] * y;
+            for (int k = 0; k < 4; ++k) tail[k] = tail[k] + functional[k * M + j] * y;
             abs = abs + to_double(weight[j]) * fabs(to_double(y));
         }
         real_t value;
@@ -173,12 +180,17 @@ extern "C" __global__ void __launch_bounds__(HPQ_BLOCK_FIBERS)
         if (d == 0) {
             for (int i = 0; i < count; ++i) sum = sum + fiber_weight[i] * fiber_tail[k][i];
         } else {
-            // Fiber f's point on axis d: (f / m^(d-1)) % m.
+            // Fiber f's point on axis d: (f / (m_1 ... m_(d-1))) % m_d; axis d's ratio k at
+            // 9 o_d + (5 + k) m_d in the rule.
+            const int m = axis_points(shape, d);
             u64 stride = 1;
-            for (int e = 1; e < d; ++e) stride *= M;
+            for (int e = 1; e < d; ++e) stride *= axis_points(shape, e);
+            const double *ratio = rule + (9 * offset[d] + (5 + k) * m) * L;
             for (int i = 0; i < count; ++i) {
-                const int digit = (int)(((first + i) / stride) % M);
-                sum = sum + fiber_weighted[i] * ratio[k][digit];
+                const int digit = (int)(((first + i) / stride) % m);
+                real_t q;
+                load(ratio + digit * L, q);
+                sum = sum + fiber_weighted[i] * q;
             }
         }
         store(out + A + (d * 4 + k) * L, sum);

@@ -252,9 +252,14 @@ pub trait Backend: Sync {
             .collect())
     }
 
-    /// The device that [`Backend::product_sums`] would run `points` points of `f` on, for the
-    /// per-stage record. The default is [`Backend::device`].
-    fn device_for_product<T: Real, F: Integrand>(&self, _f: &F, _points: u64) -> Arc<str> {
+    /// The device that [`Backend::product_sums`] would run `points` points of `f` under `rule`
+    /// on, for the per-stage record. The default is [`Backend::device`].
+    fn device_for_product<T: Real, F: Integrand>(
+        &self,
+        _f: &F,
+        _rule: &ProductRule<T>,
+        _points: u64,
+    ) -> Arc<str> {
         self.device()
     }
 

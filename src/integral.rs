@@ -437,8 +437,10 @@ impl<F: Integrand> Integral<F> {
                 let mut estimate = Estimate::from_outcome(outcome, Method::GaussProduct);
                 let m = gauss_product::points_per_axis::<T>(region.dims())?;
                 let rule = format!(
-                    "the product of {m}-point Gauss–Legendre rules, {m}^{} points a region",
-                    region.dims()
+                    "products of Gauss–Legendre rules, {m} points an axis ({m}^{} a region) to \
+                     start, raised up to {} on the axes whose coefficients fall fast",
+                    region.dims(),
+                    gauss_product::most_points_per_axis::<T>()
                 );
                 let why = gauss_product::suits(
                     &self.integrand,

@@ -54,9 +54,10 @@ pub enum Method {
         schedule: Schedule,
     },
     /// Adaptive tensor-product Gauss–Legendre cubature over a box ([`crate::methods::gauss_product`]):
-    /// the product of m-point rules on every axis (m^n points a region), the error read axis by
-    /// axis from the values' Legendre coefficients, the worst regions halved in rounds. For
-    /// smooth integrands of a few variables to the full accuracy of dd and qd.
+    /// products of Gauss–Legendre rules (m points an axis to start, more on the axes that need
+    /// them), the error read axis by axis from the values' Legendre coefficients, the worst
+    /// regions raised or halved in rounds. For smooth integrands of a few variables to the full
+    /// accuracy of dd and qd.
     GaussProduct,
     /// Chosen per call from the interval and a short probe of the integrand; the estimate
     /// records which method ran and why. With more than one variable: the product method

@@ -1,6 +1,7 @@
 //! The tensor-product Gauss–Legendre rule's sums on the device (`kernels/product.cu`,
 //! `GpuBackend::product_sums`): the CPU's `ProductSums` bit for bit in f64, dd and qd, in 1,
-//! 2, 3 and 5 dimensions with the method's points an axis and with 8, over boxes of different
+//! 2, 3 and 5 dimensions with the method's points an axis, with 8 and with raised shapes (axes
+//! of different points, up to the most an axis takes), over boxes of different
 //! sizes and places; the first non-finite point the CPU's; the method `gauss_product` on the
 //! GPU the CPU's value, error and evaluations, its stages naming the GPU; the hybrid sends a
 //! large call to the GPU and a small one to its CPU. In f64 the integrands call no
@@ -11,10 +12,11 @@
 //! [0, 1]^n to 1e-20 in dd for n = 3, 4, 5 and n = 5 with a cap of 2·10^11 evaluations:
 //! `cargo test --release --test gpu_product -- --ignored --nocapture gpu_product_gaussian`.
 //!
-//! Host only: the kernel's sources for every type, 1 to 8 dimensions and the method's points
-//! an axis are made (`product_sources_are_made`); `write_product_kernel_sources` writes them
+//! Host only: the kernel's sources for every type and 1 to 8 dimensions are made
+//! (`product_sources_are_made`); `write_product_kernel_sources` writes them
 //! for scripts/check_cuda.sh, which has clang compile them without a GPU.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use hpquad::backend::Backend;
@@ -22,7 +24,9 @@ use hpquad::cpu::CpuBackend;
 use hpquad::expr::{cuda, Expr};
 use hpquad::gpu::{Gpu, GpuBackend, HybridBackend, MAX_PRODUCT_DIMS};
 use hpquad::methods::cuhre::Hyperbox;
-use hpquad::methods::gauss_product::{gauss_product, points_per_axis, ProductRule, ProductSums};
+use hpquad::methods::gauss_product::{
+    gauss_product, points_per_axis, AxisRule, ProductRule, ProductSums,
+};
 use hpquad::methods::Options;
 use hpquad::precision::{Dd, Qd, Real};
 use hpquad::Error;
@@ -91,14 +95,19 @@ fn boxes<T: Real>(dims: usize) -> (Vec<T>, Vec<T>) {
     (lower, upper)
 }
 
-/// The GPU's sums of `expression` over [`boxes`] with `m` points an axis are the CPU's, to
-/// the bit.
-fn sums_agree<T: Real>(expression: &str, dims: usize, m: usize)
+/// The GPU's sums of `expression` over [`boxes`] with `shape[d]` points on axis d are the
+/// CPU's, to the bit.
+fn sums_agree<T: Real>(expression: &str, shape: &[usize])
 where
     T::Accumulator: PartialEq,
 {
+    let dims = shape.len();
     let f = Expr::parse(expression, dims).expect(expression);
-    let rule = ProductRule::<T>::new(dims, m).expect("a rule");
+    let axes = shape
+        .iter()
+        .map(|&m| Arc::new(AxisRule::<T>::new(m).expect("an axis rule")))
+        .collect();
+    let rule = ProductRule::with_axes(axes).expect("a rule");
     let (lower, upper) = boxes::<T>(dims);
     let gpu = gpu();
     let on_gpu = gpu
@@ -109,33 +118,38 @@ where
         .expect("the CPU's sums");
     assert_eq!(on_gpu.len(), 5);
     for (r, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
-        assert_eq!(
-            g,
-            c,
-            "{} {dims}-D m = {m} {expression}: region {r}",
-            T::NAME
-        );
+        assert_eq!(g, c, "{} {shape:?} {expression}: region {r}", T::NAME);
         assert!(g.bad.is_none());
     }
     assert_eq!(
-        gpu.device_for_product::<T, _>(&f, rule.points()),
+        gpu.device_for_product::<T, _>(&f, &rule, rule.points()),
         gpu.device()
     );
 }
 
+/// The method's first shape in each precision, 8 on every axis, and raised shapes (axes of
+/// different points, up to the most an axis takes).
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_product_sums_are_the_cpus() {
     for dims in [1, 2, 3, 5] {
+        let raised = |first: usize, most: usize| -> Vec<usize> {
+            (0..dims)
+                .map(|d| if d % 2 == 1 { most } else { first + 4 * d })
+                .collect()
+        };
         let m = points_per_axis::<f64>(dims).expect("a size");
-        sums_agree::<f64>(rational_integrand(dims), dims, m);
-        sums_agree::<f64>(rational_integrand(dims), dims, 8);
+        sums_agree::<f64>(rational_integrand(dims), &vec![m; dims]);
+        sums_agree::<f64>(rational_integrand(dims), &vec![8; dims]);
+        sums_agree::<f64>(rational_integrand(dims), &raised(8, 24));
         let m = points_per_axis::<Dd>(dims).expect("a size");
-        sums_agree::<Dd>(transcendental(dims), dims, m);
-        sums_agree::<Dd>(transcendental(dims), dims, 8);
+        sums_agree::<Dd>(transcendental(dims), &vec![m; dims]);
+        sums_agree::<Dd>(transcendental(dims), &vec![8; dims]);
+        sums_agree::<Dd>(transcendental(dims), &raised(12, 40));
         let m = points_per_axis::<Qd>(dims).expect("a size");
-        sums_agree::<Qd>(transcendental(dims), dims, m);
-        sums_agree::<Qd>(transcendental(dims), dims, 8);
+        sums_agree::<Qd>(transcendental(dims), &vec![m; dims]);
+        sums_agree::<Qd>(transcendental(dims), &vec![8; dims]);
+        sums_agree::<Qd>(transcendental(dims), &raised(8, 64));
     }
 }
 
@@ -232,11 +246,11 @@ fn gpu_product_hybrid_sends_large_calls_to_the_gpu() {
     let (lower, upper) = boxes::<Dd>(dims);
     // 8000 points a region: one region stays on the CPU, all five (40000) too, 10 go over.
     assert_eq!(
-        hybrid.device_for_product::<Dd, _>(&f, rule.points()),
+        hybrid.device_for_product::<Dd, _>(&f, &rule, rule.points()),
         cpu().device()
     );
     assert_eq!(
-        hybrid.device_for_product::<Dd, _>(&f, 10 * rule.points()),
+        hybrid.device_for_product::<Dd, _>(&f, &rule, 10 * rule.points()),
         name
     );
     let (mut lower10, mut upper10) = (lower.clone(), upper.clone());
@@ -304,8 +318,8 @@ fn gpu_product_gaussian() {
     }
 }
 
-/// Every source the backend can ask for: f64, dd and qd, 1 to 8 dimensions, the method's
-/// points an axis and 8, an integrand with functions (and one without in f64).
+/// Every source the backend can ask for: f64, dd and qd, 1 to 8 dimensions (each takes every
+/// shape of rule), an integrand with functions (and one without in f64).
 fn product_sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for dims in 1..=MAX_PRODUCT_DIMS {
@@ -322,32 +336,17 @@ fn product_sources() -> Vec<(String, String)> {
         let mut add = |name: String, source: hpquad::gpu::Result<String>| {
             out.push((name, source.expect("a source")));
         };
-        for m in [points_per_axis::<f64>(dims).expect("a size"), 8] {
-            let code = cuda::integrand::<f64>(e.tape()).expect("f64 code");
-            add(
-                format!("f64_{dims}d_m{m}"),
-                Gpu::product_source::<f64>(&code, m),
-            );
-            let code = cuda::integrand::<f64>(plain.tape()).expect("f64 code");
-            add(
-                format!("f64_rational_{dims}d_m{m}"),
-                Gpu::product_source::<f64>(&code, m),
-            );
-        }
-        for m in [points_per_axis::<Dd>(dims).expect("a size"), 8] {
-            let code = cuda::integrand::<Dd>(e.tape()).expect("dd code");
-            add(
-                format!("dd_{dims}d_m{m}"),
-                Gpu::product_source::<Dd>(&code, m),
-            );
-        }
-        for m in [points_per_axis::<Qd>(dims).expect("a size"), 8] {
-            let code = cuda::integrand::<Qd>(e.tape()).expect("qd code");
-            add(
-                format!("qd_{dims}d_m{m}"),
-                Gpu::product_source::<Qd>(&code, m),
-            );
-        }
+        let code = cuda::integrand::<f64>(e.tape()).expect("f64 code");
+        add(format!("f64_{dims}d"), Gpu::product_source::<f64>(&code));
+        let code = cuda::integrand::<f64>(plain.tape()).expect("f64 code");
+        add(
+            format!("f64_rational_{dims}d"),
+            Gpu::product_source::<f64>(&code),
+        );
+        let code = cuda::integrand::<Dd>(e.tape()).expect("dd code");
+        add(format!("dd_{dims}d"), Gpu::product_source::<Dd>(&code));
+        let code = cuda::integrand::<Qd>(e.tape()).expect("qd code");
+        add(format!("qd_{dims}d"), Gpu::product_source::<Qd>(&code));
     }
     out
 }
@@ -355,7 +354,7 @@ fn product_sources() -> Vec<(String, String)> {
 #[test]
 fn product_sources_are_made() {
     let sources = product_sources();
-    assert_eq!(sources.len(), MAX_PRODUCT_DIMS * 8);
+    assert_eq!(sources.len(), MAX_PRODUCT_DIMS * 4);
     for (name, source) in &sources {
         let kernel = format!(
             "#define HPQ_PRODUCT_KERNEL gauss_product_{}\n",

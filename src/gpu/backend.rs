@@ -76,8 +76,8 @@ enum Kernel {
     Region,
     /// `kernels/cuhre_list.cu` for the rule of a point set.
     List(PointSet),
-    /// `kernels/product.cu` for the product rule of m points an axis.
-    Product(usize),
+    /// `kernels/product.cu` (the rule's shape is given at launch).
+    Product,
 }
 
 impl GpuBackend {
@@ -123,7 +123,7 @@ impl GpuBackend {
             Kernel::Rule(set) => Gpu::genz_malik_source::<G>(&code, set),
             Kernel::Region => Gpu::region_source::<G>(&code),
             Kernel::List(set) => Gpu::cuhre_list_source::<G>(&code, set),
-            Kernel::Product(m) => Gpu::product_source::<G>(&code, m),
+            Kernel::Product => Gpu::product_source::<G>(&code),
         })?);
         sources.insert(key, source.clone());
         Ok(source)
@@ -392,7 +392,7 @@ impl Backend for GpuBackend {
 
     /// The product kernel (`kernels/product.cu`, one block of the device a block of 64
     /// fibers of a region) for expressions of 1 to [`MAX_PRODUCT_DIMS`] variables in f64, dd
-    /// and qd and the rules it takes ([`product_kernel_takes`]: all of the method's); the
+    /// and qd and the rules it takes ([`product_kernel_takes`]: every rule of the method); the
     /// calling thread otherwise ([`Backend::product_sums`]' default). Either way the CPU's
     /// bits (in f64 where the integrand's values are: libdevice's functions may differ in the
     /// last bit).
@@ -412,16 +412,21 @@ impl Backend for GpuBackend {
                 .collect());
         }
         let tape = Self::tape_of(f)?;
-        let source = self.source_in::<T>(Kernel::Product(rule.points_per_axis()), tape)?;
+        let source = self.source_in::<T>(Kernel::Product, tape)?;
         Ok(self
             .gpu
             .product_sums_of_source(&source, rule, lower, upper)?)
     }
 
-    /// This GPU where the product kernel takes `f` in `T`, else the calling thread, which
-    /// the record says (the method's rules are all the kernel's).
-    fn device_for_product<T: Real, F: Integrand>(&self, f: &F, _points: u64) -> Arc<str> {
-        if product_kernel_for::<T, F>(f) {
+    /// This GPU where the product kernel takes `f` in `T` and `rule`, else the calling
+    /// thread, which the record says.
+    fn device_for_product<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        _points: u64,
+    ) -> Arc<str> {
+        if product_kernel_for::<T, F>(f) && product_kernel_takes(rule) {
             self.name.clone()
         } else {
             Arc::from(
@@ -687,9 +692,15 @@ impl HybridBackend {
     /// points, each of which costs an evaluation on either device; the uniform sum's
     /// thresholds ([`gpu_min_points`], 2^8 points in qd) are for a kernel that takes three
     /// numbers whatever its size, and would start the GPU for a single small region.
-    fn product_on_gpu<T: Real, F: Integrand>(&self, f: &F, points: u64) -> bool {
+    fn product_on_gpu<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        points: u64,
+    ) -> bool {
         self.may_use_gpu()
             && product_kernel_for::<T, F>(f)
+            && product_kernel_takes(rule)
             && points >= gpu_min_rule_points()
             && self.gpu().is_some()
     }
@@ -778,15 +789,20 @@ impl Backend for HybridBackend {
         upper: &[T],
     ) -> Result<Vec<ProductSums<T>>> {
         let points = (lower.len() / f.dims().max(1)) as u64 * rule.points();
-        let on_gpu = product_kernel_takes(rule) && self.product_on_gpu::<T, F>(f, points);
+        let on_gpu = self.product_on_gpu(f, rule, points);
         match self.started() {
             Some(gpu) if on_gpu => gpu.product_sums(f, rule, lower, upper),
             _ => self.cpu.product_sums(f, rule, lower, upper),
         }
     }
 
-    fn device_for_product<T: Real, F: Integrand>(&self, f: &F, points: u64) -> Arc<str> {
-        let on_gpu = self.product_on_gpu::<T, F>(f, points);
+    fn device_for_product<T: Real, F: Integrand>(
+        &self,
+        f: &F,
+        rule: &ProductRule<T>,
+        points: u64,
+    ) -> Arc<str> {
+        let on_gpu = self.product_on_gpu(f, rule, points);
         match self.started() {
             Some(g) if on_gpu => g.device(),
             _ => self.cpu.device(),

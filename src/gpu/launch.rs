@@ -1096,36 +1096,32 @@ fn region_launch(
     })
 }
 
-/// The `gauss_product_<type>_<D>d_m<m>` kernel of `kernels/product.cu`: the sums of the
-/// tensor-product Gauss–Legendre rule of m points an axis over regions of D dimensions, one
-/// partial a block of [`BLOCK_FIBERS`] fibers of a region. As for [`EvaluateKernel`], the
-/// limb count comes from the name, never from the caller.
+/// The `gauss_product_<type>_<D>d` kernel of `kernels/product.cu`: the sums of a
+/// tensor-product Gauss–Legendre rule (its shape given at launch) over regions of D
+/// dimensions, one partial a block of [`BLOCK_FIBERS`] fibers of a region. As for
+/// [`EvaluateKernel`], the limb count comes from the name, never from the caller.
 pub(crate) struct ProductKernel {
     func: CudaFunction,
     name: String,
     limbs: usize,
     acc_limbs: usize,
     dims: usize,
-    /// The points an axis, m.
-    points: usize,
 }
 
 impl ProductKernel {
-    /// Takes the kernel for `type_name`, `dims` and `points` an axis
-    /// ([`super::product::product_kernel_name`]) from a module compiled from `product.cu` for
-    /// them.
+    /// Takes the kernel for `type_name` and `dims` ([`super::product::product_kernel_name`])
+    /// from a module compiled from `product.cu` for them.
     pub(crate) fn from_module(
         module: &Arc<CudaModule>,
         type_name: &str,
         dims: usize,
-        points: usize,
     ) -> Result<Self> {
         let limbs = type_limbs(type_name).ok_or_else(|| {
             GpuError::Invalid(format!(
                 "the GPU computes in f64, dd or qd, not {type_name}"
             ))
         })?;
-        let name = super::product::product_kernel_name(type_name, dims, points);
+        let name = super::product::product_kernel_name(type_name, dims);
         let func = module
             .load_function(&name)
             .map_err(|e| driver("cuModuleGetFunction", e))?;
@@ -1136,7 +1132,6 @@ impl ProductKernel {
             acc_limbs: limbs.max(2),
             limbs,
             dims,
-            points,
         })
     }
 
@@ -1155,17 +1150,25 @@ impl ProductKernel {
     pub(crate) fn partial_len(&self) -> usize {
         self.acc_limbs + 4 * self.dims * self.limbs + 2
     }
-
-    /// The blocks of one region: m^(D−1) fibers in blocks of [`BLOCK_FIBERS`].
-    pub(crate) fn blocks(&self) -> u64 {
-        (self.points as u64)
-            .pow(self.dims as u32 - 1)
-            .div_ceil(BLOCK_FIBERS)
-    }
 }
 
-/// The rule's tables as the product kernel reads them: the weights, the four functionals and
-/// the four ratios, m values each.
+/// The blocks of one region of `shape` (points an axis): m_2 ⋯ m_n fibers in blocks of
+/// [`BLOCK_FIBERS`].
+pub(crate) fn product_blocks(shape: &[usize]) -> u64 {
+    shape[1..]
+        .iter()
+        .map(|&m| m as u64)
+        .product::<u64>()
+        .div_ceil(BLOCK_FIBERS)
+}
+
+/// The most dynamic shared memory a product launch asks for: 32 KiB, so that with the kernel's
+/// static arrays (13 KiB for qd) a block stays within the 48 KiB it may take by default; a
+/// region of 8 axes of 64 qd points and its first axis's tables is 26 KiB.
+pub(crate) const PRODUCT_DYNAMIC_SHARED: usize = 32 << 10;
+
+/// The rule's tables as the product kernel reads them, for each axis: the weights, the four
+/// functionals and the four ratios, m_d values each.
 pub(crate) const PRODUCT_TABLES: usize = 9;
 
 /// Device buffers of the product kernel, kept from one call to the next and grown like
@@ -1181,33 +1184,52 @@ pub(crate) struct ProductBuffers {
 }
 
 /// Queues one launch of the product kernel (without waiting for it) on the regions whose axis
-/// points are `points` (`dims · m` values of `limbs` doubles a region, region-major), with the
-/// rule's [`PRODUCT_TABLES`] in `rule` (uploaded when they changed); returns the doubles of
-/// partials it writes, which [`product_partials`] brings back.
+/// points are `points` (m_1 + ⋯ + m_n values of `limbs` doubles a region, region-major, m_d =
+/// `shape[d]`), with the rule's [`PRODUCT_TABLES`] of each axis in `rule` (uploaded when they
+/// changed); returns the doubles of partials it writes, which [`product_partials`] brings
+/// back.
 pub(crate) fn product_launch(
     stream: &Arc<CudaStream>,
     kernel: &ProductKernel,
     buffers: &mut ProductBuffers,
     rule: &[f64],
+    shape: &[usize],
     points: &[f64],
 ) -> Result<usize> {
     let limbs = kernel.limbs;
-    let per_region = kernel.dims * kernel.points * limbs;
-    let regions = points.len() / per_region;
-    if regions == 0
+    let values: usize = shape.iter().sum();
+    let per_region = values * limbs;
+    let regions = points.len() / per_region.max(1);
+    if shape.len() != kernel.dims
+        || shape.iter().any(|&m| !(8..=255).contains(&m))
+        || regions == 0
         || points.len() != regions * per_region
-        || rule.len() != PRODUCT_TABLES * kernel.points * limbs
+        || rule.len() != PRODUCT_TABLES * values * limbs
     {
         return Err(GpuError::Invalid(format!(
-            "kernel '{}' needs whole regions of {per_region} doubles and a rule of {} doubles; \
-             got {} and {}",
+            "kernel '{}' needs a shape of {} axes of 8 to 255 points, whole regions of its \
+             points and a rule of {} doubles; got the shape {shape:?}, {} and {} doubles",
             kernel.name,
-            PRODUCT_TABLES * kernel.points * limbs,
+            kernel.dims,
+            PRODUCT_TABLES * values * limbs,
             points.len(),
             rule.len()
         )));
     }
-    let blocks = kernel.blocks();
+    let blocks = product_blocks(shape);
+    let packed = shape
+        .iter()
+        .enumerate()
+        .fold(0u64, |packed, (d, &m)| packed | (m as u64) << (8 * d));
+    // The region's axis points and axis 0's weights and functionals.
+    let shared = (values + 5 * shape[0]) * limbs * std::mem::size_of::<f64>();
+    if shared > PRODUCT_DYNAMIC_SHARED {
+        return Err(GpuError::Invalid(format!(
+            "kernel '{}': a region of {shape:?} points needs {shared} bytes of shared memory, \
+             more than {PRODUCT_DYNAMIC_SHARED}",
+            kernel.name
+        )));
+    }
     let grid = (regions as u64)
         .checked_mul(blocks)
         .and_then(|g| u32::try_from(g).ok())
@@ -1243,23 +1265,27 @@ pub(crate) fn product_launch(
     let cfg = LaunchConfig {
         grid_dim: (grid, 1, 1),
         block_dim: (BLOCK_FIBERS as u32, 1, 1),
-        shared_mem_bytes: 0,
+        shared_mem_bytes: shared as u32,
     };
     let mut args = stream.launch_builder(&kernel.func);
     args.arg(points_dev)
         .arg(rule_dev)
         .arg(&mut *partials_dev)
-        .arg(&blocks);
+        .arg(&blocks)
+        .arg(&packed);
     // SAFETY: the arguments match HPQ_PRODUCT_KERNEL's parameters in kernels/product.cu (two
-    // pointers to doubles read, one written, a u64). The kernel's name says its type, its
-    // dimension and its points an axis (from_module), so real_t has `limbs` limbs, HPQ_DIMS is
-    // `dims` and HPQ_POINTS is `points`, and `blocks` is its region's ceil(m^(D-1) / 64). Block
-    // g reads points at ((g / blocks) · dims · m + i) · limbs + j for i < dims · m, j < limbs:
-    // below regions · per_region = points.len(), which the points buffer holds (at_least);
-    // rule below PRODUCT_TABLES · m · limbs = rule.len(), the rule buffer's length; it writes
-    // partials[g · partial_len ..][..partial_len], below grid · partial_len = len. The block
-    // has BLOCK_FIBERS threads, as the kernel's __launch_bounds__ and shared arrays assume.
-    // The three buffers are distinct allocations, as __restrict__ assumes.
+    // pointers to doubles read, one written, two u64). The kernel's name says its type and its
+    // dimension (from_module), so real_t has `limbs` limbs and HPQ_DIMS is `dims` =
+    // shape.len(); `packed` holds each m_d (8 to 255) in its byte and `blocks` is a region's
+    // ceil(m_1 ⋯ m_(D-1) / 64). Block g reads points at ((g / blocks) · S + i) · limbs + j
+    // for i < S = Σ m_d, j < limbs: below regions · per_region = points.len(), which the
+    // points buffer holds (at_least); rule below 9 S · limbs = rule.len(), the rule buffer's
+    // length; it writes partials[g · partial_len ..][..partial_len], below grid ·
+    // partial_len = len. Its dynamic shared memory holds S + 5 m_0 values of real_t, the
+    // `shared` bytes given (at most PRODUCT_DYNAMIC_SHARED, within the 48 KiB a block may take
+    // without opting in, beside the kernel's static arrays). The block has BLOCK_FIBERS
+    // threads, as the kernel's __launch_bounds__ and shared arrays assume. The three buffers
+    // are distinct allocations, as __restrict__ assumes.
     unsafe { args.launch(cfg) }.map_err(failed)?;
     buffers.queued = len;
     Ok(len)

@@ -55,7 +55,7 @@ pub use compile::{compile_stats, CompileStats};
 pub use context::{device_info, devices, DeviceInfo};
 pub use cuhre::MAX_LIST_DIMS;
 pub use error::{GpuError, Result};
-pub use product::{product_kernel_takes, MAX_PRODUCT_DIMS, PRODUCT_POINTS};
+pub use product::{product_kernel_takes, MAX_PRODUCT_DIMS};
 pub use real::GpuReal;
 pub use rule::{RuleSums, MAX_RULE_DIMS};
 

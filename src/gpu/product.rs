@@ -18,16 +18,13 @@ use precision::{Dd, Real};
 use super::launch::{self, ProductBuffers, ProductKernel};
 use super::{function_prelude, splice, trace, Gpu, GpuError, GpuReal, Result, PRODUCT_CU};
 use crate::expr::cuda::CudaIntegrand;
-use crate::methods::gauss_product::{ProductRule, ProductSums, BLOCK_FIBERS, MAX_REGION_POINTS};
+use crate::methods::gauss_product::{
+    most_points_per_axis, ProductRule, ProductSums, BLOCK_FIBERS, MAX_RAISED_POINTS,
+};
 
 /// The most dimensions the product kernel takes: the method's own limit (8 axes of at least 8
-/// points within [`MAX_REGION_POINTS`]).
+/// points within [`crate::methods::gauss_product::MAX_REGION_POINTS`]).
 pub const MAX_PRODUCT_DIMS: usize = 8;
-
-/// The points an axis the product kernel takes: 8 (the fewest a [`ProductRule`] has) to 32
-/// (the most [`crate::methods::gauss_product::points_per_axis`] gives, qd's), so that the
-/// rule's tables and a block's fibers fit the block's shared memory.
-pub const PRODUCT_POINTS: std::ops::RangeInclusive<usize> = 8..=32;
 
 /// The blocks of one launch at most: 2^20, a few hundred waves of an H100's 132
 /// multiprocessors.
@@ -37,18 +34,21 @@ const LAUNCH_BLOCKS: u64 = 1 << 20;
 /// 44 doubles in dd and 5 dimensions, 134 in qd and 8).
 const LAUNCH_DOUBLES: u64 = 1 << 23;
 
-/// The product kernel's name for `type_name` (f64, dd, qd), `dims` and `m` points an axis:
-/// `gauss_product_dd_5d_m20`.
-pub(crate) fn product_kernel_name(type_name: &str, dims: usize, m: usize) -> String {
-    format!("gauss_product_{type_name}_{dims}d_m{m}")
+/// The product kernel's name for `type_name` (f64, dd, qd) and `dims`: `gauss_product_dd_5d`.
+pub(crate) fn product_kernel_name(type_name: &str, dims: usize) -> String {
+    format!("gauss_product_{type_name}_{dims}d")
 }
 
-/// Whether the product kernel takes `rule`: 1 to [`MAX_PRODUCT_DIMS`] axes of
-/// [`PRODUCT_POINTS`] points, at most [`MAX_REGION_POINTS`] points a region.
+/// Whether the product kernel takes `rule`: 1 to [`MAX_PRODUCT_DIMS`] axes of 8 to
+/// [`most_points_per_axis`] points each, at most [`MAX_RAISED_POINTS`] points a region (every
+/// rule of the method).
 pub fn product_kernel_takes<T: Real>(rule: &ProductRule<T>) -> bool {
     (1..=MAX_PRODUCT_DIMS).contains(&rule.dims())
-        && PRODUCT_POINTS.contains(&rule.points_per_axis())
-        && rule.points() <= MAX_REGION_POINTS
+        && rule
+            .shape()
+            .iter()
+            .all(|m| (8..=most_points_per_axis::<T>()).contains(m))
+        && rule.points() <= MAX_RAISED_POINTS
 }
 
 /// The buffers of the product kernel: the device's, and the host's copy of a launch's
@@ -60,24 +60,22 @@ pub(crate) struct ProductStaging {
 }
 
 impl Gpu {
-    /// The complete CUDA source of the product kernel for `T`, a generated integrand of 1 to
-    /// [`MAX_PRODUCT_DIMS`] variables and `m` points an axis (in [`PRODUCT_POINTS`]), as
-    /// NVRTC sees it; the kernel is named after all three (`gauss_product_dd_5d_m20`).
-    pub fn product_source<T: GpuReal>(integrand: &CudaIntegrand, m: usize) -> Result<String> {
+    /// The complete CUDA source of the product kernel for `T` and a generated integrand of 1
+    /// to [`MAX_PRODUCT_DIMS`] variables, as NVRTC sees it; the kernel is named after both
+    /// (`gauss_product_dd_5d`) and takes every shape of rule the method makes in `T`
+    /// ([`product_kernel_takes`]), given at launch.
+    pub fn product_source<T: GpuReal>(integrand: &CudaIntegrand) -> Result<String> {
         let dims = integrand.dims;
-        if !(1..=MAX_PRODUCT_DIMS).contains(&dims) || !PRODUCT_POINTS.contains(&m) {
+        if !(1..=MAX_PRODUCT_DIMS).contains(&dims) {
             return Err(GpuError::Invalid(format!(
-                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions and {} to {} \
-                 points an axis, not {dims} and {m}",
-                PRODUCT_POINTS.start(),
-                PRODUCT_POINTS.end()
+                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions, not {dims}"
             )));
         }
         let prelude = function_prelude(integrand)?;
         let kernel = format!(
-            "#define HPQ_DIMS {dims}\n#define HPQ_POINTS {m}\n#define HPQ_BLOCK_FIBERS \
-             {BLOCK_FIBERS}\n#define HPQ_PRODUCT_KERNEL {}",
-            product_kernel_name(T::NAME, dims, m)
+            "#define HPQ_DIMS {dims}\n#define HPQ_BLOCK_FIBERS {BLOCK_FIBERS}\n#define \
+             HPQ_PRODUCT_KERNEL {}",
+            product_kernel_name(T::NAME, dims)
         );
         splice::<T>(
             PRODUCT_CU,
@@ -91,7 +89,7 @@ impl Gpu {
 
     /// The sums of `rule` on each region whose corners are `lower` and `upper` (`rule.dims()`
     /// values a region, region-major), the integrand compiled into `source`
-    /// ([`Gpu::product_source`] for `T`, the rule's dimension and points an axis): what
+    /// ([`Gpu::product_source`] for `T` and the rule's dimension): what
     /// [`crate::backend::Backend::product_sums`] returns, each region's blocks added in block
     /// order. A non-finite value is reported in [`ProductSums::bad`], as on the CPU.
     pub fn product_sums_of_source<T: Real>(
@@ -101,13 +99,13 @@ impl Gpu {
         lower: &[T],
         upper: &[T],
     ) -> Result<Vec<ProductSums<T>>> {
-        let (dims, m) = (rule.dims(), rule.points_per_axis());
+        let dims = rule.dims();
         if !product_kernel_takes(rule) {
             return Err(GpuError::Invalid(format!(
-                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions of {} to {} \
-                 points, at most {MAX_REGION_POINTS} a region; the rule has {dims} of {m}",
-                PRODUCT_POINTS.start(),
-                PRODUCT_POINTS.end()
+                "the product kernel takes 1 to {MAX_PRODUCT_DIMS} dimensions of 8 to {} points, \
+                 at most {MAX_RAISED_POINTS} a region; the rule has {:?} points on its axes",
+                most_points_per_axis::<T>(),
+                rule.shape()
             )));
         }
         if !lower.len().is_multiple_of(dims) || upper.len() != lower.len() {
@@ -124,20 +122,19 @@ impl Gpu {
         let module = self
             .compiler
             .module(&format!("hpquad_product_{}.cu", T::NAME), source)?;
-        let kernel = ProductKernel::from_module(&module, T::NAME, dims, m)?;
-        if kernel.limbs() != T::LIMBS || kernel.blocks() != rule.blocks() {
+        let kernel = ProductKernel::from_module(&module, T::NAME, dims)?;
+        if kernel.limbs() != T::LIMBS {
             return Err(GpuError::Invalid(format!(
-                "a product kernel of {} limbs and {} blocks a region was given a rule in {} of \
-                 {} blocks",
+                "a product kernel of {} limbs was given a rule in {}",
                 kernel.limbs(),
-                kernel.blocks(),
-                T::NAME,
-                rule.blocks()
+                T::NAME
             )));
         }
+        let shape = rule.shape();
         let table = rule_table(rule);
+        let per_region: usize = shape.iter().sum();
         let axis_points = |range: Range<usize>| -> Vec<f64> {
-            let mut out = Vec::with_capacity(range.len() * dims * m * T::LIMBS);
+            let mut out = Vec::with_capacity(range.len() * per_region * T::LIMBS);
             for r in range {
                 let span = r * dims..(r + 1) * dims;
                 for x in rule.axis_points(&lower[span.clone()], &upper[span]) {
@@ -158,6 +155,7 @@ impl Gpu {
                 &kernel,
                 &mut staging.device,
                 &table,
+                &shape,
                 &axis_points(launched.clone()),
             )?;
             while !launched.is_empty() {
@@ -176,6 +174,7 @@ impl Gpu {
                         &kernel,
                         &mut staging.device,
                         &table,
+                        &shape,
                         &points,
                     )?,
                     None => 0,
@@ -196,16 +195,21 @@ fn regions_per_launch(blocks: u64, partial_len: usize) -> usize {
     by_blocks.min(by_doubles).max(1) as usize
 }
 
-/// The rule's weights, four functionals and four ratios, `T::LIMBS` doubles a value, as the
-/// kernel reads them ([`launch::PRODUCT_TABLES`] rows of m values).
+/// The rule's tables as the kernel reads them, axis after axis: each axis's weights, four
+/// functionals and four ratios ([`launch::PRODUCT_TABLES`] rows of m_d values), `T::LIMBS`
+/// doubles a value.
 fn rule_table<T: Real>(rule: &ProductRule<T>) -> Vec<f64> {
-    let rows = std::iter::once(rule.weights())
-        .chain(rule.functionals().iter().map(Vec::as_slice))
-        .chain(rule.ratios().iter().map(Vec::as_slice));
-    let mut table = Vec::with_capacity(launch::PRODUCT_TABLES * rule.points_per_axis() * T::LIMBS);
-    for row in rows {
-        for v in row {
-            table.extend_from_slice(&v.limbs()[..T::LIMBS]);
+    let values: usize = rule.shape().iter().sum();
+    let mut table = Vec::with_capacity(launch::PRODUCT_TABLES * values * T::LIMBS);
+    for d in 0..rule.dims() {
+        let axis = rule.axis(d);
+        let rows = std::iter::once(axis.weights())
+            .chain(axis.functionals().iter().map(Vec::as_slice))
+            .chain(axis.ratios().iter().map(Vec::as_slice));
+        for row in rows {
+            for v in row {
+                table.extend_from_slice(&v.limbs()[..T::LIMBS]);
+            }
         }
     }
     table
@@ -235,7 +239,7 @@ fn add_blocks<T: Real>(
                 }
             }
             block.abs = p[tails];
-            // The first bad point's index (below 2^24, exact in a double), or -1.
+            // The first bad point's index (below 2^53, exact in a double), or -1.
             let bad = p[tails + 1];
             block.bad = (bad >= 0.0).then_some(bad as u64);
             total.add(&block);
@@ -263,32 +267,29 @@ fn accumulator<T: Real>(limbs: &[f64]) -> Result<T::Accumulator> {
 mod tests {
     use super::*;
     use crate::expr::{cuda, Expr};
+    use crate::methods::gauss_product::AxisRule;
     use precision::Qd;
 
     #[test]
-    fn the_kernel_is_named_after_its_type_dimension_and_points() {
+    fn the_kernel_is_named_after_its_type_and_dimension() {
         let e = Expr::parse("exp(x1*x2) + sin(x3)", 3).unwrap();
         let code = cuda::integrand::<Qd>(e.tape()).unwrap();
-        let source = Gpu::product_source::<Qd>(&code, 12).unwrap();
+        let source = Gpu::product_source::<Qd>(&code).unwrap();
         assert!(source.contains("typedef qd_t real_t;"));
         assert!(source.contains("real_t integrand(const real_t *x)"));
-        assert!(source.contains("#define HPQ_PRODUCT_KERNEL gauss_product_qd_3d_m12\n"));
-        assert!(source.contains("#define HPQ_DIMS 3\n#define HPQ_POINTS 12\n"));
-        assert!(source.contains("#define HPQ_BLOCK_FIBERS 64\n"));
+        assert!(source.contains("#define HPQ_PRODUCT_KERNEL gauss_product_qd_3d\n"));
+        assert!(source.contains("#define HPQ_DIMS 3\n#define HPQ_BLOCK_FIBERS 64\n"));
         assert!(source.contains("hpq_exp"));
         // One variable: the value itself, not an array.
         let e = Expr::parse("1/(1+x^2)", 1).unwrap();
         let code = cuda::integrand::<f64>(e.tape()).unwrap();
-        let source = Gpu::product_source::<f64>(&code, 8).unwrap();
+        let source = Gpu::product_source::<f64>(&code).unwrap();
         assert!(source.contains("real_t integrand(real_t x)"));
-        assert!(source.contains("gauss_product_f64_1d_m8"));
+        assert!(source.contains("gauss_product_f64_1d\n"));
         assert!(!source.contains("hpq_exp"));
-        for m in [7, 33] {
-            assert!(Gpu::product_source::<f64>(&code, m).is_err());
-        }
         let e9 = Expr::parse("x1 + x9", 9).unwrap();
         let code = cuda::integrand::<f64>(e9.tape()).unwrap();
-        assert!(Gpu::product_source::<f64>(&code, 8).is_err());
+        assert!(Gpu::product_source::<f64>(&code).is_err());
     }
 
     #[test]
@@ -305,6 +306,15 @@ mod tests {
         assert_eq!(regions_per_launch(1 << 21, 134), 1);
     }
 
+    /// A rule of the given points on each axis.
+    fn shaped<T: Real>(shape: &[usize]) -> ProductRule<T> {
+        let axes = shape
+            .iter()
+            .map(|&m| std::sync::Arc::new(AxisRule::new(m).unwrap()))
+            .collect();
+        ProductRule::with_axes(axes).unwrap()
+    }
+
     #[test]
     fn the_kernel_takes_the_methods_rules() {
         use crate::methods::gauss_product::points_per_axis;
@@ -318,13 +328,30 @@ mod tests {
                 &ProductRule::<f64>::new(dims, m).unwrap()
             ));
         }
+        // Raised axes, up to the most a precision takes.
+        assert!(product_kernel_takes(&shaped::<f64>(&[8, 24, 12])));
+        assert!(product_kernel_takes(&shaped::<Qd>(&[64, 32, 48, 8])));
+        assert!(!product_kernel_takes(&shaped::<f64>(&[8, 28])));
+        // 8^7 · 24 points a region: within 2^28; 24^6 · 8^2: past it.
+        assert!(product_kernel_takes(&shaped::<f64>(&[
+            8, 8, 8, 8, 8, 8, 8, 24
+        ])));
+        assert!(!product_kernel_takes(&shaped::<f64>(&[
+            24, 24, 24, 24, 24, 24, 8, 8
+        ])));
         assert!(!product_kernel_takes(
-            &ProductRule::<f64>::new(2, 40).unwrap()
+            &ProductRule::<f64>::new(9, 8).unwrap()
         ));
-        // 32^6 points a region: past 2^24.
-        assert!(!product_kernel_takes(
-            &ProductRule::<f64>::new(6, 32).unwrap()
-        ));
+    }
+
+    #[test]
+    fn a_region_of_the_most_points_fits_the_launchs_shared_memory() {
+        // The region's axis points and its first axis's five tables, in qd: 8 axes of 64.
+        let values = 8 * 64 + 5 * 64;
+        assert!(values * 4 * 8 <= launch::PRODUCT_DYNAMIC_SHARED);
+        assert_eq!(launch::product_blocks(&[64, 8, 8, 8]), 8);
+        assert_eq!(launch::product_blocks(&[8, 9]), 1);
+        assert_eq!(launch::product_blocks(&[8]), 1);
     }
 
     #[test]
