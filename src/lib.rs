@@ -8,6 +8,7 @@
 pub mod backend;
 mod batch;
 pub mod bench;
+mod columns;
 pub mod cpu;
 mod error;
 mod estimate;

@@ -171,8 +171,5 @@ fn spectrum<W: Real, T: Real>(n: usize, nodes_and_weights: &[(W, W, W)]) -> Opti
             at(k + 1, current);
         }
     }
-    Some(Spectrum {
-        degrees,
-        functionals,
-    })
+    Some(Spectrum::new(degrees, functionals))
 }

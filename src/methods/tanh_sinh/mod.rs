@@ -50,13 +50,16 @@
 
 pub mod nodes;
 
+use precision::lanes::Operand;
 use precision::Real;
 
 use self::nodes::{Node, Transform};
 use super::trapezoid::{in_halves, too_wide};
 use super::{ordered, rounding_floor, timed, Interval, Options, Outcome};
 use crate::backend::{non_finite, Backend};
+use crate::columns;
 use crate::error::Result;
+use crate::expr::zeros;
 use crate::integrand::Integrand;
 
 /// The first level whose estimate may be accepted (h = 1/8): three levels are the least that
@@ -205,6 +208,60 @@ impl<T: Real> Placement<T> {
             Placement::Whole => -offset,
         }
     }
+
+    /// The points of `nodes` on the side t ≥ 0 (`right`) or t < 0, appended to `out`:
+    /// [`Placement::right`] or [`Placement::left`] of each offset, in column operations where
+    /// they pay ([`by_columns`]).
+    fn extend(&self, nodes: &[Node<T>], right: bool, out: &mut Vec<T>) {
+        if by_columns::<T>() {
+            self.extend_by_columns(nodes, right, out);
+        } else {
+            out.extend(nodes.iter().map(|n| {
+                if right {
+                    self.right(n.offset)
+                } else {
+                    self.left(n.offset)
+                }
+            }));
+        }
+    }
+
+    /// [`Placement::extend`] in column operations: the same bits.
+    fn extend_by_columns(&self, nodes: &[Node<T>], right: bool, out: &mut Vec<T>) {
+        let offsets: Vec<T> = nodes.iter().map(|n| n.offset).collect();
+        let mut points = zeros::<T>(offsets.len());
+        let column = Operand::Column(&offsets);
+        match (*self, right) {
+            (
+                Placement::Finite {
+                    a, b, half_width, ..
+                },
+                _,
+            ) => {
+                let mut steps = zeros::<T>(offsets.len());
+                columns::mul(&mut steps, Operand::Constant(half_width), column);
+                let steps = Operand::Column(&steps);
+                if right {
+                    columns::sub(&mut points, Operand::Constant(b), steps);
+                } else {
+                    columns::add(&mut points, Operand::Constant(a), steps);
+                }
+            }
+            (Placement::Upper { a }, _) => columns::add(&mut points, Operand::Constant(a), column),
+            (Placement::Lower { b }, _) => columns::sub(&mut points, Operand::Constant(b), column),
+            (Placement::Whole, true) => points = offsets,
+            (Placement::Whole, false) => points = offsets.iter().map(|&o| -o).collect(),
+        }
+        out.extend_from_slice(&points);
+    }
+}
+
+/// Whether a level's points and terms are formed in column operations rather than node by
+/// node: in dd and qd, whose operations pay for the columns' copies. Measured with `auto`, one
+/// thread, best of 2000 (2-core Xeon): qd √exp(cos(x^(x^x))) on [0, 1] 285 → 271 µs, qd √x on
+/// [0, 1] 73.7 → 59.6 µs, dd √x 9.2 → 8.7 µs; f64 √x 4.7 → 5.7 µs, so f64 keeps the loop.
+fn by_columns<T: Real>() -> bool {
+    T::LIMBS > 1
 }
 
 /// One side of t = 0: which nodes are in range, and the size of every term so far.
@@ -294,10 +351,22 @@ impl Side {
                 2
             }
         };
+        // The terms φ' f (in column operations where they pay), summed in node order up to
+        // the first non-finite value.
+        let products = by_columns::<T>().then(|| {
+            let weights: Vec<T> = nodes[..count].iter().map(|n| n.weight).collect();
+            let mut products = zeros::<T>(count);
+            columns::mul(
+                &mut products,
+                Operand::Column(&weights),
+                Operand::Column(values),
+            );
+            products
+        });
         let mut first_bad = None;
         for (i, (node, &v)) in nodes.iter().zip(values).enumerate() {
             self.terms[stride * i + 1] = if first_bad.is_none() && v.is_finite() {
-                let term = node.weight * v;
+                let term = products.as_ref().map_or_else(|| node.weight * v, |p| p[i]);
                 *sum = *sum + term.to_accumulator();
                 let size = term.to_f64().abs();
                 *abs += size;
@@ -527,8 +596,8 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
             if let Some(c) = nodes.center {
                 points.push(placement.right(c.offset));
             }
-            points.extend(right_nodes.iter().map(|n| placement.right(n.offset)));
-            points.extend(left_nodes.iter().map(|n| placement.left(n.offset)));
+            placement.extend(right_nodes, true, &mut points);
+            placement.extend(left_nodes, false, &mut points);
             // Where a call costs about as much as many points, the next levels join it, each
             // with every node its sides could still take (they only ever take fewer). Only
             // while the evaluation cap could not stop the run even then, so that it stops where
@@ -555,8 +624,8 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
                 if total > room {
                     break;
                 }
-                points.extend(later.right[..r].iter().map(|n| placement.right(n.offset)));
-                points.extend(later_left[..l].iter().map(|n| placement.left(n.offset)));
+                placement.extend(&later.right[..r], true, &mut points);
+                placement.extend(&later_left[..l], false, &mut points);
                 joined.push((next, r, l));
             }
             let batch = points.len();
@@ -702,4 +771,56 @@ fn integrate<T: Real, F: Integrand, B: Backend>(
         table,
         stages,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use precision::{Dd, Qd};
+
+    use super::*;
+
+    fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
+        v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
+    }
+
+    /// Every placement's points of a level, both sides, in column operations against
+    /// [`Placement::right`] and [`Placement::left`] one node at a time: the same bits, in every
+    /// precision (whichever of the two `by_columns` picks for it).
+    fn points_are_the_formulas<X: Real>() {
+        let third = X::one() / X::from_f64(3.0);
+        let bounds = [
+            (X::zero(), X::one()),
+            (-third, X::from_f64(1000.0) + third),
+            (third, X::from_f64(f64::INFINITY)),
+            (X::from_f64(f64::NEG_INFINITY), -third),
+            (X::from_f64(f64::NEG_INFINITY), X::from_f64(f64::INFINITY)),
+        ];
+        for (a, b) in bounds {
+            let placement = Placement::new(a, b);
+            let level = nodes::level::<X>(placement.transform(), 4);
+            let left_nodes = if placement.transform().symmetric() {
+                &level.right
+            } else {
+                &level.left
+            };
+            let mut got = Vec::new();
+            placement.extend_by_columns(&level.right, true, &mut got);
+            placement.extend_by_columns(left_nodes, false, &mut got);
+            let mut want: Vec<X> = level
+                .right
+                .iter()
+                .map(|n| placement.right(n.offset))
+                .collect();
+            want.extend(left_nodes.iter().map(|n| placement.left(n.offset)));
+            assert!(!want.is_empty());
+            assert_eq!(limbs(&got), limbs(&want), "{} on [{a:?}, {b:?}]", X::NAME);
+        }
+    }
+
+    #[test]
+    fn placed_points_have_the_formulas_bits() {
+        points_are_the_formulas::<f64>();
+        points_are_the_formulas::<Dd>();
+        points_are_the_formulas::<Qd>();
+    }
 }
