@@ -231,13 +231,10 @@ impl<T: Real> Placement<T> {
         let offsets: Vec<T> = nodes.iter().map(|n| n.offset).collect();
         let mut points = zeros::<T>(offsets.len());
         let column = Operand::Column(&offsets);
-        match (*self, right) {
-            (
-                Placement::Finite {
-                    a, b, half_width, ..
-                },
-                _,
-            ) => {
+        match *self {
+            Placement::Finite {
+                a, b, half_width, ..
+            } => {
                 let mut steps = zeros::<T>(offsets.len());
                 columns::mul(&mut steps, Operand::Constant(half_width), column);
                 let steps = Operand::Column(&steps);
@@ -247,10 +244,10 @@ impl<T: Real> Placement<T> {
                     columns::add(&mut points, Operand::Constant(a), steps);
                 }
             }
-            (Placement::Upper { a }, _) => columns::add(&mut points, Operand::Constant(a), column),
-            (Placement::Lower { b }, _) => columns::sub(&mut points, Operand::Constant(b), column),
-            (Placement::Whole, true) => points = offsets,
-            (Placement::Whole, false) => points = offsets.iter().map(|&o| -o).collect(),
+            Placement::Upper { a } => columns::add(&mut points, Operand::Constant(a), column),
+            Placement::Lower { b } => columns::sub(&mut points, Operand::Constant(b), column),
+            Placement::Whole if right => points = offsets,
+            Placement::Whole => points = offsets.iter().map(|&o| -o).collect(),
         }
         out.extend_from_slice(&points);
     }
