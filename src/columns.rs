@@ -109,6 +109,13 @@ unsafe fn cast_operand<T: Copy, U: Copy>(o: Operand<'_, T>) -> Operand<'_, U> {
     }
 }
 
+/// The limbs of each value as bits: what the tests compare, so that equal values of other
+/// bits (signed zeros, non-canonical limbs) count as different.
+#[cfg(test)]
+pub(crate) fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
+    v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use rand::rngs::StdRng;
@@ -137,10 +144,6 @@ mod tests {
             v.push(x);
         }
         v
-    }
-
-    fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
-        v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
     }
 
     /// Every operation, column or constant operands, lengths 0 to 40 (the lanes' partial last

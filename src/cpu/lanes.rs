@@ -158,6 +158,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
+    use crate::columns::limbs;
     use crate::cpu::reduce::grid_sums;
     use crate::integrand::RealFn;
 
@@ -187,10 +188,6 @@ mod tests {
             v.push(x);
         }
         v
-    }
-
-    fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
-        v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
     }
 
     fn random_grid<X: Real>(rng: &mut StdRng) -> UniformGrid<X> {

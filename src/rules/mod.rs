@@ -871,10 +871,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-
-    fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
-        v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
-    }
+    use crate::columns::limbs;
 
     fn random<X: Real>(rng: &mut StdRng) -> X {
         let q = X::from_f64(rng.gen_range(-1.0..1.0)) / X::from_f64(3.0);

@@ -775,10 +775,7 @@ mod tests {
     use precision::{Dd, Qd};
 
     use super::*;
-
-    fn limbs<X: Real>(v: &[X]) -> Vec<[u64; 4]> {
-        v.iter().map(|x| x.limbs().map(f64::to_bits)).collect()
-    }
+    use crate::columns::limbs;
 
     /// Every placement's points of a level, both sides, in column operations against
     /// [`Placement::right`] and [`Placement::left`] one node at a time: the same bits, in every
