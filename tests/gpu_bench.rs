@@ -89,7 +89,7 @@ fn gpu_bench_throughput() {
     let n = 1u64 << 32;
     let h = Dd::ONE / Dd::from(n as f64);
     rate(&gpu, PI, "pi", h / 2.0, h, n);
-    let n = 1u64 << 28;
+    let n = 1u64 << 30;
     let h = Qd::ONE / Qd::from(n as f64);
     rate(&gpu, PI, "pi", h / 2.0, h, n);
 }

@@ -332,7 +332,13 @@ impl ReplaySum for Qd {
 }
 
 const THREADS: u64 = 256;
-const MAX_BLOCKS: u64 = 1024;
+
+/// The device's grid for `count` points (src/gpu/launch.rs `sum_blocks`): one point a thread
+/// up to 1024 blocks, then a power-of-two cap, 2^k blocks from 2^(k+17) points, up to 8192.
+fn blocks_of(count: u64) -> u64 {
+    let cap = (1u64 << (count >> 17).max(1).ilog2()).clamp(1024, 8192);
+    count.div_ceil(THREADS).clamp(1, cap)
+}
 
 fn warp_reduce<T: ReplaySum>(mut v: Vec<T::Acc>) -> T::Acc {
     let mut offset = 16;
@@ -355,7 +361,7 @@ pub fn replay_uniform_sum<T: ReplaySum>(
     stride: u64,
     count: u64,
 ) -> T {
-    let blocks = count.div_ceil(THREADS).clamp(1, MAX_BLOCKS);
+    let blocks = blocks_of(count);
     let step = blocks * THREADS;
     let mut partials = Vec::new();
     for block in 0..blocks {
