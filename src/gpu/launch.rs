@@ -31,9 +31,9 @@ const BASE_SUM_BLOCKS: u64 = 1024;
 /// a second, f64 on 2^36 points +9.7%.
 const MAX_SUM_BLOCKS: u64 = 8192;
 
-/// Points of a sum for each block beyond [`BASE_SUM_BLOCKS`]: the host adds one partial a
-/// block, so this keeps its share to one addition per 2^17 points.
-const POINTS_PER_EXTRA_BLOCK: u64 = 1 << 17;
+/// Points a block at least once a grid grows past [`BASE_SUM_BLOCKS`]: the host adds one
+/// partial a block, so a larger grid costs it at most one addition per 2^17 points.
+const POINTS_PER_LARGE_GRID_BLOCK: u64 = 1 << 17;
 
 /// The `uniform_sum` kernel of `kernels/uniform_sum.cu`, compiled for one number type.
 pub(crate) struct UniformSumKernel {
@@ -79,8 +79,8 @@ pub(crate) struct SumOutput {
 /// Powers of two keep the qd kernel's last wave on an H100 86% full or more (2.6, 5.2, 10.3
 /// and 20.7 waves).
 pub(crate) fn sum_blocks(count: u64) -> u32 {
-    let extra = (count / POINTS_PER_EXTRA_BLOCK).max(1);
-    let cap = (1u64 << extra.ilog2()).clamp(BASE_SUM_BLOCKS, MAX_SUM_BLOCKS);
+    let affordable = (count / POINTS_PER_LARGE_GRID_BLOCK).max(1);
+    let cap = (1u64 << affordable.ilog2()).clamp(BASE_SUM_BLOCKS, MAX_SUM_BLOCKS);
     count.div_ceil(THREADS as u64).clamp(1, cap) as u32
 }
 
@@ -850,9 +850,9 @@ mod tests {
         assert!(at_least(&stream, &mut slot, 1024).is_ok());
     }
 
-    /// The grid of a uniform sum: one point a thread up to 1024 blocks, a power-of-two cap
-    /// from 1024 to 8192 blocks that never lets the host add more than one partial per 2^17
-    /// points beyond the first 1024, and never fewer blocks for more points.
+    /// The grid of a uniform sum: one point a thread up to 1024 blocks; a grid of more is a
+    /// power of two of at most 8192 blocks with 2^17 points a block or more (one partial for
+    /// the host per 2^17 points); never fewer blocks for more points.
     #[test]
     fn sum_grids_follow_the_count() {
         let threads = THREADS as u64;
