@@ -76,8 +76,8 @@ pub(crate) struct SumOutput {
 /// [`BASE_SUM_BLOCKS`] blocks, then a cap that doubles with the count, a power of two from
 /// 1024 (below 2^28 points) to [`MAX_SUM_BLOCKS`] (from 2^30). The grid depends on the count
 /// alone, never on the device, so results are the same bits on every device and every run.
-/// Powers of two keep the qd kernel's last wave on an H100 86% full or more (2.6, 5.2, 10.3
-/// and 20.7 waves).
+/// Powers of two keep the qd kernel's waves on an H100 86% busy or more (2.6, 5.2, 10.3 and
+/// 20.7 waves of work in 3, 6, 11 and 21 waves' time).
 pub(crate) fn sum_blocks(count: u64) -> u32 {
     let affordable = (count / POINTS_PER_LARGE_GRID_BLOCK).max(1);
     let cap = (1u64 << affordable.ilog2()).clamp(BASE_SUM_BLOCKS, MAX_SUM_BLOCKS);
